@@ -1,0 +1,167 @@
+// Non-variadic wrappers over the libvips calls Kingfisher uses.
+//
+// libvips' public API takes optional arguments as NULL-terminated varargs,
+// which Swift cannot call. Each wrapper below fixes the optional arguments
+// one call site needs and returns libvips' own status (0 on success, -1 on
+// error, with the message in vips_error_buffer()). Ownership follows libvips:
+// an output `VipsImage **` holds a new reference the caller must unref.
+#ifndef CVIPS_H
+#define CVIPS_H
+
+#include <vips/vips.h>
+
+// MARK: - Lifecycle and errors
+
+static inline int cvips_init(void) { return VIPS_INIT("kingfisher"); }
+
+static inline void cvips_set_operation_cache_max(int max) { vips_cache_set_max(max); }
+
+static inline const char *cvips_version_string(void) { return vips_version_string(); }
+
+static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
+
+static inline void cvips_free(void *pointer) { g_free(pointer); }
+
+/// Copies and clears the error buffer in one step; free the result with cvips_free.
+static inline char *cvips_error_take(void) { return vips_error_buffer_copy(); }
+
+static inline int cvips_operation_exists(const char *nickname) {
+    return vips_type_find("VipsOperation", nickname) != 0;
+}
+
+// MARK: - Header fields
+
+static inline int cvips_width(const VipsImage *image) { return vips_image_get_width(image); }
+static inline int cvips_height(const VipsImage *image) { return vips_image_get_height(image); }
+static inline int cvips_bands(const VipsImage *image) { return vips_image_get_bands(image); }
+static inline int cvips_format(const VipsImage *image) { return (int)vips_image_get_format(image); }
+static inline int cvips_interpretation(const VipsImage *image) { return (int)vips_image_get_interpretation(image); }
+static inline int cvips_page_height(VipsImage *image) { return vips_image_get_page_height(image); }
+static inline int cvips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
+static inline int cvips_has_alpha(VipsImage *image) { return vips_image_hasalpha(image); }
+static inline size_t cvips_byte_size(const VipsImage *image) { return VIPS_IMAGE_SIZEOF_IMAGE(image); }
+static inline int cvips_has_field(const VipsImage *image, const char *name) {
+    return vips_image_get_typeof(image, name) != 0;
+}
+static inline int cvips_colourspace_supported(const VipsImage *image) { return vips_colourspace_issupported(image); }
+
+static inline int cvips_get_int(const VipsImage *image, const char *name, int *out) {
+    return vips_image_get_int(image, name, out);
+}
+static inline void cvips_set_int(VipsImage *image, const char *name, int value) {
+    vips_image_set_int(image, name, value);
+}
+static inline int cvips_get_int_array(VipsImage *image, const char *name, int **out, int *count) {
+    return vips_image_get_array_int(image, name, out, count);
+}
+static inline void cvips_set_int_array(VipsImage *image, const char *name, const int *values, int count) {
+    vips_image_set_array_int(image, name, values, count);
+}
+static inline void cvips_remove_field(VipsImage *image, const char *name) { vips_image_remove(image, name); }
+
+// MARK: - Loading
+
+/// The nickname (e.g. "jpegload_buffer") of the loader libvips would pick for these bytes, or NULL.
+static inline const char *cvips_find_loader(const void *data, size_t length) {
+    const char *name = vips_foreign_find_load_buffer(data, length);
+    return name ? vips_nickname_find(g_type_from_name(name)) : NULL;
+}
+
+/// Opens an image lazily: only the header is read until pixels are requested.
+/// `all_pages` asks multi-page loaders (GIF, WebP) for every frame.
+static inline VipsImage *cvips_load(const void *data, size_t length, int all_pages, int fail_on, int sequential) {
+    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+    if (all_pages) {
+        return vips_image_new_from_buffer(data, length, "", "n", -1, "access", access, "fail_on", fail_on, NULL);
+    }
+    return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);
+}
+
+/// Shrink-on-load thumbnail that fits inside width x height, never enlarging.
+static inline int cvips_thumbnail_buffer(const void *data, size_t length, VipsImage **out, int width, int height,
+                                         int fail_on) {
+    char options[32];
+    const char *nick = vips_enum_nick(VIPS_TYPE_FAIL_ON, fail_on);
+    g_snprintf(options, sizeof(options), "fail_on=%s", nick ? nick : "none");
+    return vips_thumbnail_buffer((void *)data, length, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                 "option_string", options, NULL);
+}
+
+// MARK: - Conversion
+
+static inline VipsImage *cvips_copy_memory(VipsImage *image) { return vips_image_copy_memory(image); }
+
+static inline int cvips_icc_to_srgb(VipsImage *in, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "depth", 8, "intent", VIPS_INTENT_RELATIVE, NULL);
+}
+static inline int cvips_colourspace(VipsImage *in, VipsImage **out, int space) {
+    return vips_colourspace(in, out, (VipsInterpretation)space, NULL);
+}
+static inline int cvips_cast_uchar(VipsImage *in, VipsImage **out) { return vips_cast_uchar(in, out, NULL); }
+static inline int cvips_shift_right(VipsImage *in, VipsImage **out, int bits) {
+    return vips_rshift_const1(in, out, bits, NULL);
+}
+static inline int cvips_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+static inline int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+static inline int cvips_extract_bands(VipsImage *in, VipsImage **out, int first, int count) {
+    return vips_extract_band(in, out, first, "n", count, NULL);
+}
+static inline int cvips_add_opaque_alpha(VipsImage *in, VipsImage **out) {
+    return vips_bandjoin_const1(in, out, 255.0, NULL);
+}
+static inline int cvips_flatten(VipsImage *in, VipsImage **out, double red, double green, double blue) {
+    VipsArrayDouble *background = vips_array_double_newv(3, red, green, blue);
+    int status = vips_flatten(in, out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return status;
+}
+static inline int cvips_copy_as(VipsImage *in, VipsImage **out, int interpretation) {
+    return vips_copy(in, out, "interpretation", (VipsInterpretation)interpretation, NULL);
+}
+/// Stacks equally sized frames top to bottom, the layout libvips uses for animations.
+static inline int cvips_join_vertically(VipsImage **frames, int count, VipsImage **out) {
+    return vips_arrayjoin(frames, out, count, "across", 1, NULL);
+}
+static inline VipsImage *cvips_new_from_memory_copy(const void *data, size_t size, int width, int height, int bands,
+                                                    int format) {
+    return vips_image_new_from_memory_copy(data, size, width, height, bands, (VipsBandFormat)format);
+}
+/// Pixels as one packed buffer; free with cvips_free.
+static inline void *cvips_write_to_memory(VipsImage *image, size_t *size) {
+    return vips_image_write_to_memory(image, size);
+}
+
+// MARK: - Saving (strip drops EXIF/XMP; orientation is already applied on decode)
+
+static inline int cvips_png_save(VipsImage *in, void **buffer, size_t *length, int compression, int palette,
+                                 int strip) {
+    return vips_pngsave_buffer(in, buffer, length, "compression", compression, "palette", palette, "strip", strip,
+                               NULL);
+}
+static inline int cvips_jpeg_save(VipsImage *in, void **buffer, size_t *length, int quality, int interlace,
+                                  int strip) {
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "interlace", interlace, "strip", strip, NULL);
+}
+static inline int cvips_gif_save(VipsImage *in, void **buffer, size_t *length) {
+    return vips_gifsave_buffer(in, buffer, length, "strip", TRUE, NULL);
+}
+static inline int cvips_webp_save(VipsImage *in, void **buffer, size_t *length, int quality, int lossless) {
+    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "lossless", lossless, "strip", TRUE, NULL);
+}
+static inline int cvips_heif_save(VipsImage *in, void **buffer, size_t *length, int quality, int lossless, int av1) {
+    VipsForeignHeifCompression compression =
+        av1 ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1 : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC;
+    return vips_heifsave_buffer(in, buffer, length, "Q", quality, "lossless", lossless, "compression", compression,
+                                "strip", TRUE, NULL);
+}
+static inline int cvips_tiff_save(VipsImage *in, void **buffer, size_t *length) {
+    return vips_tiffsave_buffer(in, buffer, length, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip",
+                                TRUE, NULL);
+}
+static inline int cvips_magick_save(VipsImage *in, void **buffer, size_t *length, const char *format) {
+    return vips_magicksave_buffer(in, buffer, length, "format", format, "strip", TRUE, NULL);
+}
+
+#endif

@@ -1,0 +1,175 @@
+import CVips
+import Foundation
+
+/// Turns encoded bytes into a materialised, 8-bit sRGB(A) ``KFCrossPlatformImage``.
+///
+/// The steps: recognise the format from its header, refuse anything but the expected libvips loader, read the
+/// header lazily and check the pixel limit, then convert colour (ICC, CMYK, 16-bit, grey, palette) in one
+/// streaming pass into memory and apply EXIF orientation. Blocking and CPU-bound: callers choose the thread.
+enum ImageDecoder {
+    /// Truncated files and codec errors fail; warnings (a stray byte before a marker) do not.
+    static let failOn = VIPS_FAIL_ON_ERROR
+
+    static func decode(_ data: Data, options: ImageCreatingOptions) throws(KingfisherError) -> KFCrossPlatformImage {
+        let format = try checkedFormat(of: data)
+        let animated = format.canBeAnimated && !options.onlyFirstFrame
+        let decoded = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) -> VipsImageHandle in
+                let opened = try open(bytes, format: format, allFrames: animated)
+                return try failing(format) { () throws(VipsError) in try upright(srgb8(opened).materialised()) }
+            }
+        }
+        let storage = try decoded.get()
+        let animation = animated ? animationInfo(of: storage, totalDuration: options.duration) : nil
+        return KFCrossPlatformImage(
+            storage: storage,
+            scale: options.scale,
+            animation: animation,
+            animatedImageData: animation == nil ? nil : data
+        )
+    }
+
+    /// A shrink-on-load decode that fits the image in `maxPixelSize` x `maxPixelSize`, never enlarging it.
+    /// JPEG and WebP decode directly at a reduced size, so the full-size image never exists in memory.
+    static func thumbnail(_ data: Data, maxPixelSize: Int, scale: CGFloat) throws(KingfisherError) -> KFCrossPlatformImage {
+        let format = try checkedFormat(of: data)
+        let side = Int32(clamping: max(1, maxPixelSize))
+        let decoded = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) -> VipsImageHandle in
+                _ = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
+                return try failing(format) { () throws(VipsError) in
+                    var output: UnsafeMutablePointer<VipsImage>?
+                    let status = cvips_thumbnail_buffer(
+                        bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
+                    guard status == 0, let output else {
+                        if let output { cvips_unref(output) }
+                        throw VipsRuntime.takeError("thumbnail")
+                    }
+                    return try srgb8(VipsImageHandle(owning: output)).materialised()
+                }
+            }
+        }
+        return KFCrossPlatformImage(storage: try decoded.get(), scale: scale, animation: nil, animatedImageData: nil)
+    }
+
+    // MARK: - Steps
+
+    private static func checkedFormat(of data: Data) throws(KingfisherError) -> ImageFormat {
+        guard !data.isEmpty else { throw .processorError(reason: .emptyImageData) }
+        let format = data.kf.imageFormat
+        guard ImageEngine.canDecode(format) else { throw .processorError(reason: .unsupportedImageFormat(format)) }
+        if format == .BMP, let header = BMPHeader(Array(data.prefix(64))) {
+            try checkPixelLimit(width: header.width, height: header.height)
+        }
+        return format
+    }
+
+    /// Reads the header only (libvips is lazy) and refuses bytes another loader would claim or that declare
+    /// too many pixels.
+    private static func open(
+        _ bytes: UnsafeRawBufferPointer,
+        format: ImageFormat,
+        allFrames: Bool
+    ) throws(KingfisherError) -> VipsImageHandle {
+        guard let base = bytes.baseAddress else { throw .processorError(reason: .emptyImageData) }
+        let loader = cvips_find_loader(base, bytes.count).map { String(cString: $0) }
+        guard loader == format.loaderNickname else {
+            let error = VipsRuntime.takeError("find loader")
+            let message = loader.map { "the data is claimed by \($0), not by \(format.loaderNickname ?? "-")" }
+            throw .processorError(
+                reason: .imageDecodingFailed(
+                    format: format,
+                    error: VipsError(operation: "find loader", message: message ?? error.message)
+                )
+            )
+        }
+        let opened = try failing(format) { () throws(VipsError) in
+            guard let image = cvips_load(base, bytes.count, allFrames ? 1 : 0, Int32(failOn.rawValue), 1) else {
+                throw VipsRuntime.takeError("load \(format)")
+            }
+            return VipsImageHandle(owning: image)
+        }
+        try checkPixelLimit(width: opened.width, height: opened.height)
+        return opened
+    }
+
+    private static func checkPixelLimit(width: Int, height: Int) throws(KingfisherError) {
+        let limit = ImageEngine.maximumPixelCount
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > limit {
+            throw .processorError(reason: .pixelLimitExceeded(width: width, height: height, limit: limit))
+        }
+    }
+
+    /// Converts any colour space, depth and band layout to 8-bit sRGB with an optional alpha band, lazily.
+    static func srgb8(_ image: VipsImageHandle) throws(VipsError) -> VipsImageHandle {
+        var current = image
+        if current.hasField("icc-profile-data") {
+            // An embedded profile is the most exact route (wide gamut, CMYK). A broken profile is ignored, as
+            // browsers do, and the plain conversion below takes over.
+            if let converted = try? current.apply("icc_transform", { cvips_icc_to_srgb($0, $1) }) {
+                current = converted
+            } else {
+                VipsRuntime.discardError()
+            }
+        }
+        if current.bandFormat == VIPS_FORMAT_USHORT && current.interpretation == VIPS_INTERPRETATION_sRGB {
+            // 16-bit data labelled sRGB: keep the high byte instead of clamping.
+            current = try current.apply("rshift") { cvips_shift_right($0, $1, 8) }
+        }
+        if current.interpretation != VIPS_INTERPRETATION_sRGB {
+            if cvips_colourspace_supported(current.pointer) == 0 {
+                // Multiband or unlabelled data: read 1-2 bands as grey, 3 or more as RGB.
+                let guess = current.bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+                current = try current.apply("copy") { cvips_copy_as($0, $1, Int32(guess.rawValue)) }
+            }
+            if current.interpretation != VIPS_INTERPRETATION_sRGB {
+                current = try current.apply("colourspace") {
+                    cvips_colourspace($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
+                }
+            }
+        }
+        if current.bandFormat != VIPS_FORMAT_UCHAR {
+            current = try current.apply("cast") { cvips_cast_uchar($0, $1) }
+        }
+        if current.bands > 4 {
+            current = try current.apply("extract_band") { cvips_extract_bands($0, $1, 0, 4) }
+        }
+        return current
+    }
+
+    /// Applies EXIF orientation to a materialised image (rotation needs random access) and drops the tag.
+    private static func upright(_ image: VipsImageHandle) throws(VipsError) -> VipsImageHandle {
+        guard (2...8).contains(image.orientation), image.pageHeight == image.height else { return image }
+        return try image.apply("autorot") { cvips_autorot($0, $1) }.materialised()
+    }
+
+    private static func animationInfo(of image: VipsImageHandle, totalDuration: TimeInterval) -> KFCrossPlatformImage.Animation? {
+        let frameHeight = image.pageHeight
+        let frameCount = image.height / max(1, frameHeight)
+        guard frameCount > 1 else { return nil }
+        let durations: [TimeInterval]
+        if totalDuration > 0 {
+            durations = Array(repeating: totalDuration / Double(frameCount), count: frameCount)
+        } else {
+            let delays = image.intArray("delay") ?? []
+            // Browsers (and Kingfisher) show frames that ask for 10 ms or less for 100 ms.
+            durations = (0..<frameCount).map { index in
+                let milliseconds = index < delays.count ? delays[index] : 100
+                return milliseconds <= 10 ? 0.1 : Double(milliseconds) / 1000
+            }
+        }
+        return .init(frameCount: frameCount, frameDurations: durations, loopCount: max(0, image.int("loop") ?? 0))
+    }
+
+    private static func failing<T>(
+        _ format: ImageFormat,
+        _ body: () throws(VipsError) -> T
+    ) throws(KingfisherError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .processorError(reason: .imageDecodingFailed(format: format, error: error))
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import CVips
+import Synchronization
+
+/// The image engine behind every ``KFCrossPlatformImage``: libvips, and the limits Kingfisher applies to it.
+///
+/// This is the one place to configure decoding:
+/// ```swift
+/// ImageEngine.maximumPixelCount = 50_000_000  // reject anything over 50 megapixels
+/// ```
+public enum ImageEngine {
+    private static let pixelLimit = Atomic<Int>(100_000_000)
+
+    /// The most pixels (width x height, all frames of an animation counted) an image may declare. Larger
+    /// images are rejected from their header with ``KingfisherError/ProcessorErrorReason/pixelLimitExceeded(width:height:limit:)``
+    /// before any pixel memory is allocated. 100 megapixels by default; values below 1 are treated as 1.
+    public static var maximumPixelCount: Int {
+        get { pixelLimit.load(ordering: .relaxed) }
+        set { pixelLimit.store(max(1, newValue), ordering: .relaxed) }
+    }
+
+    /// The libvips version this process loaded, e.g. `"8.14.1"`, or `"unavailable"` if it failed to start.
+    public static var libvipsVersion: String {
+        VipsRuntime.versionString
+    }
+
+    /// Whether data in `format` can be decoded here. Depends on how the installed libvips was built.
+    public static func canDecode(_ format: ImageFormat) -> Bool {
+        guard let loader = format.loaderNickname else { return false }
+        return VipsRuntime.operationExists(loader)
+    }
+
+    /// Whether images can be encoded to `format` here. HEIF and AVIF also need an encoder plugin in libheif,
+    /// which only an attempt reveals; `.unknown` encodes as PNG.
+    public static func canEncode(_ format: ImageFormat) -> Bool {
+        guard let saver = format.saverNickname else { return false }
+        return VipsRuntime.operationExists(saver)
+    }
+}
+
+extension ImageFormat {
+    /// The libvips loader that must claim data of this format; any other loader is refused.
+    var loaderNickname: String? {
+        switch self {
+        case .unknown: nil
+        case .PNG: "pngload_buffer"
+        case .JPEG: "jpegload_buffer"
+        case .GIF: "gifload_buffer"
+        case .WebP: "webpload_buffer"
+        case .HEIF, .AVIF: "heifload_buffer"
+        case .TIFF: "tiffload_buffer"
+        case .BMP: "magickload_buffer"
+        case .SVG: "svgload_buffer"
+        }
+    }
+
+    var saverNickname: String? {
+        switch self {
+        case .unknown, .PNG: "pngsave_buffer"
+        case .JPEG: "jpegsave_buffer"
+        case .GIF: "gifsave_buffer"
+        case .WebP: "webpsave_buffer"
+        case .HEIF, .AVIF: "heifsave_buffer"
+        case .TIFF: "tiffsave_buffer"
+        case .BMP: "magicksave_buffer"
+        case .SVG: nil
+        }
+    }
+
+    /// Formats whose files can hold an animation that Kingfisher plays.
+    var canBeAnimated: Bool {
+        self == .GIF || self == .WebP
+    }
+}

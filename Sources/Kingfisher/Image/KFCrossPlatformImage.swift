@@ -1,0 +1,104 @@
+public import Foundation
+import Synchronization
+
+/// An image in memory: decoded 8-bit sRGB pixels (with alpha when the source had it), a scale, and for an
+/// animated image its frames and their timing. The type Kingfisher calls `UIImage` or `NSImage` elsewhere.
+///
+/// Pixels live in one block of memory owned by the image (libvips' `VipsImage`); an image never holds the
+/// bytes it was decoded from, except the original data of an animated image (``KingfisherWrapper/animatedImageData``).
+/// Images are immutable and safe to share between threads.
+///
+/// ```swift
+/// let image = KFCrossPlatformImage(data: pngData, scale: 2)
+/// print(image?.size)  // points: pixels / 2
+/// ```
+public final class KFCrossPlatformImage: Sendable {
+    /// Frame count and timing of an animated image.
+    struct Animation: Sendable, Equatable {
+        let frameCount: Int
+        /// Seconds each frame is shown, in playing order.
+        let frameDurations: [TimeInterval]
+        /// How many times the animation plays; 0 means forever.
+        let loopCount: Int
+    }
+
+    /// The pixels: one frame, or every frame stacked top to bottom (libvips' `page-height` layout).
+    let storage: VipsImageHandle
+    /// The scale: pixels per point. 1 unless the image was created with another.
+    public let scale: CGFloat
+    let animation: Animation?
+    private let originalAnimatedData: Mutex<Data?>
+
+    init(storage: VipsImageHandle, scale: CGFloat, animation: Animation?, animatedImageData: Data?) {
+        self.storage = storage
+        self.scale = scale.isFinite && scale > 0 ? scale : 1
+        self.animation = animation
+        self.originalAnimatedData = Mutex(animatedImageData)
+    }
+
+    /// Width of one frame in pixels.
+    public var pixelWidth: Int { storage.width }
+
+    /// Height of one frame in pixels.
+    public var pixelHeight: Int { animation == nil ? storage.height : storage.pageHeight }
+
+    /// The size in points: pixel size divided by ``scale``.
+    public var size: CGSize {
+        CGSize(width: CGFloat(pixelWidth) / scale, height: CGFloat(pixelHeight) / scale)
+    }
+
+    /// Whether the pixels have an alpha channel.
+    public var hasAlpha: Bool { storage.hasAlpha }
+
+    /// The original bytes of an animated image, kept like Kingfisher keeps GIF data; settable so a processor
+    /// can pass them on (see `copyKingfisherState(to:)`).
+    var animatedImageData: Data? {
+        get { originalAnimatedData.withLock { $0 } }
+        set { originalAnimatedData.withLock { $0 = newValue } }
+    }
+}
+
+extension KFCrossPlatformImage: KingfisherCompatible {}
+
+extension KingfisherWrapper where Base == KFCrossPlatformImage {
+    /// The size in points.
+    public var size: CGSize { base.size }
+
+    /// Pixels per point.
+    public var scale: CGFloat { base.scale }
+
+    /// Bytes the image holds in memory: its decoded pixels (every frame), plus the original data an animated
+    /// image keeps. Memory caches use this as the entry's cost.
+    public var cost: Int {
+        base.storage.byteSize + (base.animatedImageData?.count ?? 0)
+    }
+
+    /// The frames of an animated image, each a still image at the same scale; `nil` for a still image.
+    public var images: [KFCrossPlatformImage]? {
+        guard let animation = base.animation else { return nil }
+        var frames: [KFCrossPlatformImage] = []
+        frames.reserveCapacity(animation.frameCount)
+        for index in 0..<animation.frameCount {
+            guard let frame = try? base.storage.frame(index).materialised() else { return nil }
+            frames.append(KFCrossPlatformImage(storage: frame, scale: base.scale, animation: nil, animatedImageData: nil))
+        }
+        return frames
+    }
+
+    /// The number of frames: 1 for a still image.
+    public var imageFrameCount: Int { base.animation?.frameCount ?? 1 }
+
+    /// Seconds one loop of an animated image lasts; 0 for a still image.
+    public var duration: TimeInterval {
+        base.animation?.frameDurations.reduce(0, +) ?? 0
+    }
+
+    /// Seconds each frame is shown; empty for a still image.
+    public var frameDurations: [TimeInterval] { base.animation?.frameDurations ?? [] }
+
+    /// How many times the animation plays, 0 meaning forever; 0 for a still image.
+    public var loopCount: Int { base.animation?.loopCount ?? 0 }
+
+    /// The data an animated image was decoded from (GIF or WebP), `nil` otherwise.
+    public var animatedImageData: Data? { base.animatedImageData }
+}

@@ -1,0 +1,20 @@
+/// A failure inside libvips: the step Kingfisher was running and libvips' own message for it.
+///
+/// libvips keeps one process-wide error buffer. Kingfisher copies and clears it in one step after each failing
+/// call, so a message never carries over to a later call; when two threads fail at the same moment, one message
+/// may hold both threads' lines.
+public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What Kingfisher asked libvips to do, for example `"load JPEG"` or `"icc_transform"`.
+    public let operation: String
+    /// libvips' error text, trimmed.
+    public let message: String
+
+    public init(operation: String, message: String) {
+        self.operation = operation
+        self.message = message
+    }
+
+    public var description: String {
+        message.isEmpty ? "libvips \(operation) failed" : "libvips \(operation) failed: \(message)"
+    }
+}

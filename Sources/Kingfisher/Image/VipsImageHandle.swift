@@ -1,0 +1,88 @@
+import CVips
+
+/// The single owner of one `VipsImage` reference, released in `deinit`.
+///
+/// Operations return new handles and never change `self`, except the metadata setters, which are only for a
+/// handle that was just created and has not been shared yet.
+final class VipsImageHandle: @unchecked Sendable {  // unchecked: libvips images are immutable once built and safe to read from any thread
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(owning pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        cvips_unref(pointer)
+    }
+
+    var width: Int { Int(cvips_width(pointer)) }
+    var height: Int { Int(cvips_height(pointer)) }
+    var bands: Int { Int(cvips_bands(pointer)) }
+    var bandFormat: VipsBandFormat { VipsBandFormat(rawValue: numericCast(cvips_format(pointer))) }
+    var interpretation: VipsInterpretation { VipsInterpretation(rawValue: numericCast(cvips_interpretation(pointer))) }
+    var hasAlpha: Bool { cvips_has_alpha(pointer) != 0 }
+    /// Height of one frame; the whole height when the image has no valid `page-height`.
+    var pageHeight: Int { Int(cvips_page_height(pointer)) }
+    /// EXIF orientation, 1 (upright) when absent.
+    var orientation: Int { Int(cvips_orientation(pointer)) }
+    /// Bytes the pixels occupy once computed: width x height x bands x bytes per band.
+    var byteSize: Int { Int(cvips_byte_size(pointer)) }
+
+    func hasField(_ name: String) -> Bool {
+        cvips_has_field(pointer, name) != 0
+    }
+
+    func int(_ name: String) -> Int? {
+        var value: Int32 = 0
+        guard hasField(name), cvips_get_int(pointer, name, &value) == 0 else { return nil }
+        return Int(value)
+    }
+
+    func intArray(_ name: String) -> [Int]? {
+        var values: UnsafeMutablePointer<Int32>?
+        var count: Int32 = 0
+        guard hasField(name), cvips_get_int_array(pointer, name, &values, &count) == 0, let values else { return nil }
+        return UnsafeBufferPointer(start: values, count: Int(count)).map(Int.init)
+    }
+
+    /// Sets an integer field. Only for a handle nobody else holds yet.
+    func setInt(_ name: String, _ value: Int) {
+        cvips_set_int(pointer, name, Int32(clamping: value))
+    }
+
+    /// Sets an integer-array field. Only for a handle nobody else holds yet.
+    func setIntArray(_ name: String, _ values: [Int]) {
+        let values = values.map { Int32(clamping: $0) }
+        cvips_set_int_array(pointer, name, values, Int32(values.count))
+    }
+
+    /// Runs one libvips operation that writes a new image to `out`, naming it in the error if it fails.
+    func apply(
+        _ operation: String,
+        _ body: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
+    ) throws(VipsError) -> VipsImageHandle {
+        var output: UnsafeMutablePointer<VipsImage>?
+        let status = body(pointer, &output)
+        guard status == 0, let output else {
+            if let output { cvips_unref(output) }
+            throw VipsRuntime.takeError(operation)
+        }
+        return VipsImageHandle(owning: output)
+    }
+
+    /// Computes every pixel into one block of memory, so the result holds no reference to the source bytes
+    /// or to the lazy pipeline that produced it.
+    func materialised() throws(VipsError) -> VipsImageHandle {
+        guard let copy = cvips_copy_memory(pointer) else { throw VipsRuntime.takeError("copy_memory") }
+        return VipsImageHandle(owning: copy)
+    }
+
+    /// A frame of an image whose frames are stacked vertically.
+    func frame(_ index: Int) throws(VipsError) -> VipsImageHandle {
+        let frameHeight = pageHeight
+        guard frameHeight != height else { return self }
+        return try apply("extract_area") {
+            cvips_extract_area($0, $1, 0, Int32(index * frameHeight), Int32(width), Int32(frameHeight))
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import CVips
+import Foundation
+
+/// Process-wide libvips state: started once, its operation cache off, its error buffer read in one place.
+enum VipsRuntime {
+    /// `vips_init` runs exactly once, on first use, from whichever thread gets here first.
+    private static let initialisation: Result<Void, VipsError> = {
+        guard cvips_init() == 0 else { return .failure(takeError("init")) }
+        // libvips' operation cache keys buffer loads by address; a reused address could then return a stale
+        // image. Kingfisher has caches of its own, so the operation cache is switched off.
+        cvips_set_operation_cache_max(0)
+        return .success(())
+    }()
+
+    static func start() throws(VipsError) {
+        try initialisation.get()
+    }
+
+    /// Copies and clears libvips' error buffer, so its text never reaches a later call.
+    static func takeError(_ operation: String) -> VipsError {
+        guard let text = cvips_error_take() else { return VipsError(operation: operation, message: "") }
+        defer { cvips_free(text) }
+        let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+        return VipsError(operation: operation, message: message)
+    }
+
+    /// Drops whatever a failed call that is being recovered from left in the error buffer.
+    static func discardError() {
+        if let text = cvips_error_take() { cvips_free(text) }
+    }
+
+    static func operationExists(_ nickname: String) -> Bool {
+        (try? start()) != nil && cvips_operation_exists(nickname) != 0
+    }
+
+    static var versionString: String {
+        (try? start()) != nil ? String(cString: cvips_version_string()) : "unavailable"
+    }
+}
