@@ -14,6 +14,14 @@
 
 static inline int cvips_init(void) { return VIPS_INIT("kingfisher"); }
 
+static void cvips_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {}
+
+/// Stops libvips printing warnings (mild corruption it recovers from) to stderr; failures still come back
+/// through the error buffer.
+static inline void cvips_silence_warnings(void) {
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, cvips_ignore_log, NULL);
+}
+
 static inline void cvips_set_operation_cache_max(int max) { vips_cache_set_max(max); }
 
 static inline const char *cvips_version_string(void) { return vips_version_string(); }

@@ -65,7 +65,10 @@ extension KingfisherError.ProcessorErrorReason {
         case .imageEncodingFailed(let format, .some(let error)):
             return "Encoding the image to \(format) failed: \(error)"
         case .invalidPixelBuffer(let width, let height, let byteCount):
-            return "A \(width) x \(height) RGBA8 image needs \(width * height * 4) bytes, but the buffer has \(byteCount)."
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            let valid = !overflow && width > 0 && height > 0 && pixels <= Int.max / 4
+            let size = valid ? "\(pixels * 4) bytes" : "a positive width and height that fit in memory"
+            return "A \(width) x \(height) RGBA8 image needs \(size), but the buffer has \(byteCount) bytes."
         }
     }
 }

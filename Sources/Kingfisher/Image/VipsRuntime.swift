@@ -9,6 +9,8 @@ enum VipsRuntime {
         // libvips' operation cache keys buffer loads by address; a reused address could then return a stale
         // image. Kingfisher has caches of its own, so the operation cache is switched off.
         cvips_set_operation_cache_max(0)
+        // Warnings are about damage libvips worked around; a server library must not print them to stderr.
+        cvips_silence_warnings()
         return .success(())
     }()
 
