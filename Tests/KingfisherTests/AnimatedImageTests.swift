@@ -49,7 +49,8 @@ import Testing
 
     @Test func onlyFirstFrameGivesAStillImage() throws {
         let data = try Fixtures.animation(colors: Self.colors, durations: Self.durations).kf.encoded(as: .GIF)
-        let still = try #require(KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: .init(onlyFirstFrame: true)))
+        let still = try #require(
+            KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: .init(onlyFirstFrame: true)))
         #expect(still.kf.imageFrameCount == 1)
         #expect(still.kf.images == nil)
         #expect(still.kf.duration == 0)
@@ -60,7 +61,8 @@ import Testing
 
     @Test func durationOptionSpreadsEvenly() throws {
         let data = try Fixtures.animation(colors: Self.colors, durations: Self.durations).kf.encoded(as: .GIF)
-        let image = try #require(KingfisherWrapper<KFCrossPlatformImage>.animatedImage(data: data, options: .init(duration: 3)))
+        let image = try #require(
+            KingfisherWrapper<KFCrossPlatformImage>.animatedImage(data: data, options: .init(duration: 3)))
         #expect(image.kf.frameDurations == [1, 1, 1])
     }
 

@@ -17,7 +17,10 @@ import Testing
     }
 
     @Test func emptyData() {
-        guard case .emptyImageData = decodingError(Data()) else { Issue.record("expected emptyImageData"); return }
+        guard case .emptyImageData = decodingError(Data()) else {
+            Issue.record("expected emptyImageData")
+            return
+        }
         #expect(KFCrossPlatformImage(data: Data()) == nil)
         #expect(KingfisherWrapper<KFCrossPlatformImage>.image(data: Data(), options: .init()) == nil)
     }
@@ -71,7 +74,9 @@ import Testing
         }
         #expect(limit == ImageEngine.maximumPixelCount)
         #expect(residentMemory() - before < 50_000_000)
-        #expect(KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: bomb, to: CGSize(width: 64, height: 64), scale: 1) == nil)
+        #expect(
+            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
+                data: bomb, to: CGSize(width: 64, height: 64), scale: 1) == nil)
     }
 
     @Test func bmpDeclaringHugeSizeIsRejectedBeforeLibvipsSeesIt() {
@@ -110,7 +115,8 @@ import Testing
 
     @Test func formatsWeDoNotDecodeAreUnsupported() {
         // JPEG 2000, PDF and an ICO file: libvips or ImageMagick could read some, but they are not ours to accept
-        let jp2: [UInt8] = [0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A] + Array(repeating: 0, count: 64)
+        let jp2: [UInt8] =
+            [0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A] + Array(repeating: 0, count: 64)
         let pdf = Array("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n".utf8)
         let ico: [UInt8] = [0, 0, 1, 0, 1, 0, 16, 16] + Array(repeating: 0, count: 64)
         for bytes in [jp2, pdf, ico] {
@@ -142,7 +148,8 @@ import Testing
         }
         // A success in between carries no error
         #expect(KFCrossPlatformImage(data: png) != nil)
-        guard case .imageDecodingFailed(_, let second) = decodingError(Fixtures.jpeg(width: 64, height: 64).prefix(200)) else {
+        guard case .imageDecodingFailed(_, let second) = decodingError(Fixtures.jpeg(width: 64, height: 64).prefix(200))
+        else {
             Issue.record("expected a JPEG decoding failure")
             return
         }
@@ -168,7 +175,8 @@ import Testing
         #expect(outcomes.count == 64)
         #expect(outcomes.allSatisfy { $0.0 == $0.1 })
         // After the storm, a sequential failure reports only itself
-        guard case .imageDecodingFailed(_, let error) = decodingError(Fixtures.png(width: 64, height: 64).prefix(100)) else {
+        guard case .imageDecodingFailed(_, let error) = decodingError(Fixtures.png(width: 64, height: 64).prefix(100))
+        else {
             Issue.record("expected a PNG decoding failure")
             return
         }
@@ -178,7 +186,9 @@ import Testing
     @Test func invalidPixelBuffers() {
         #expect(throws: KingfisherError.self) { try KFCrossPlatformImage(rgbaPixels: [0, 0, 0], width: 1, height: 1) }
         #expect(throws: KingfisherError.self) { try KFCrossPlatformImage(rgbaPixels: [], width: 0, height: 0) }
-        #expect(throws: KingfisherError.self) { try KFCrossPlatformImage(rgbaPixels: [0, 0, 0, 0], width: -1, height: -4) }
+        #expect(throws: KingfisherError.self) {
+            try KFCrossPlatformImage(rgbaPixels: [0, 0, 0, 0], width: -1, height: -4)
+        }
         #expect(throws: KingfisherError.self) {
             try KFCrossPlatformImage(rgbaPixels: [0, 0, 0, 0], width: Int.max / 2, height: 4)
         }
@@ -191,7 +201,8 @@ import Testing
         }
         #expect(KFCrossPlatformImage(data: Fixtures.png(), scale: 0)?.scale == 1)
         #expect(KFCrossPlatformImage(data: Fixtures.png(), scale: .nan)?.scale == 1)
-        #expect(KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: Fixtures.png(), to: .zero, scale: 1) == nil)
+        #expect(
+            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: Fixtures.png(), to: .zero, scale: 1) == nil)
     }
 
     @Test func svgCannotBeEncoded() {

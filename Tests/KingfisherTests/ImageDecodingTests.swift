@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test func decodesSVG() throws {
-        let svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20" fill="lime"/></svg>"#
+        let svg =
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"><rect width="30" height="20" fill="lime"/></svg>"#
         let image = try KFCrossPlatformImage(decoding: Data(svg.utf8))
         #expect(image.pixelWidth == 30 && image.pixelHeight == 20)
         #expect(image.pixel(15, 10) == [0, 255, 0, 255])
@@ -63,12 +64,13 @@ import Testing
         // And the red corner lands where the orientation says
         let w = image.pixelWidth - 1
         let h = image.pixelHeight - 1
-        let corner: (Int, Int) = switch orientation {
-        case 1, 5: (0, 0)
-        case 2, 6: (w, 0)
-        case 3, 7: (w, h)
-        default: (0, h)
-        }
+        let corner: (Int, Int) =
+            switch orientation {
+            case 1, 5: (0, 0)
+            case 2, 6: (w, 0)
+            case 3, 7: (w, h)
+            default: (0, h)
+            }
         let pixel = image.pixel(corner.0 == 0 ? 1 : corner.0 - 1, corner.1 == 0 ? 1 : corner.1 - 1)
         #expect(pixel[0] > 200 && pixel[2] < 60, "orientation \(orientation): \(pixel)")
     }
@@ -125,11 +127,13 @@ import Testing
     @Test func downsamplesWithoutEnlarging() throws {
         let data = Fixtures.jpeg(width: 400, height: 200)
         let small = try #require(
-            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: data, to: CGSize(width: 50, height: 50), scale: 2))
+            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
+                data: data, to: CGSize(width: 50, height: 50), scale: 2))
         #expect(small.pixelWidth == 100 && small.pixelHeight == 50)
         #expect(small.size == CGSize(width: 50, height: 25))
         let same = try #require(
-            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: data, to: CGSize(width: 1000, height: 1000), scale: 1))
+            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
+                data: data, to: CGSize(width: 1000, height: 1000), scale: 1))
         #expect(same.pixelWidth == 400)
     }
 }

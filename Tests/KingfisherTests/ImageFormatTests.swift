@@ -19,7 +19,9 @@ import Testing
             var body = Array(brands[0].utf8) + [0, 0, 0, 0]
             for brand in brands.dropFirst() { body += Array(brand.utf8) }
             let size = UInt32(8 + body.count)
-            return Data([UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array("ftyp".utf8) + body)
+            return Data(
+                [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+                    + Array("ftyp".utf8) + body)
         }
         #expect(ftyp("heic", "mif1", "heic").kf.imageFormat == .HEIF)
         #expect(ftyp("avif", "mif1", "miaf").kf.imageFormat == .AVIF)
@@ -29,7 +31,8 @@ import Testing
     }
 
     @Test func recognisesSVGTextButNotHTML() {
-        let svg = #"<?xml version="1.0"?><!-- drawn by hand --><svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>"#
+        let svg =
+            #"<?xml version="1.0"?><!-- drawn by hand --><svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>"#
         #expect(Data(svg.utf8).kf.imageFormat == .SVG)
         #expect(Data(("\u{FEFF}  \n" + svg).utf8).kf.imageFormat == .SVG)
         #expect(Data("<!DOCTYPE html><html><body><svg></svg></body></html>".utf8).kf.imageFormat == .unknown)

@@ -31,7 +31,9 @@ enum ImageDecoder {
 
     /// A shrink-on-load decode that fits the image in `maxPixelSize` x `maxPixelSize`, never enlarging it.
     /// JPEG and WebP decode directly at a reduced size, so the full-size image never exists in memory.
-    static func thumbnail(_ data: Data, maxPixelSize: Int, scale: CGFloat) throws(KingfisherError) -> KFCrossPlatformImage {
+    static func thumbnail(_ data: Data, maxPixelSize: Int, scale: CGFloat) throws(KingfisherError)
+        -> KFCrossPlatformImage
+    {
         let format = try checkedFormat(of: data)
         let side = Int32(clamping: max(1, maxPixelSize))
         let decoded = data.withUnsafeBytes { bytes in
@@ -144,7 +146,9 @@ enum ImageDecoder {
         return try image.apply("autorot") { cvips_autorot($0, $1) }.materialised()
     }
 
-    private static func animationInfo(of image: VipsImageHandle, totalDuration: TimeInterval) -> KFCrossPlatformImage.Animation? {
+    private static func animationInfo(of image: VipsImageHandle, totalDuration: TimeInterval) -> KFCrossPlatformImage
+        .Animation?
+    {
         let frameHeight = image.pageHeight
         let frameCount = image.height / max(1, frameHeight)
         guard frameCount > 1 else { return nil }

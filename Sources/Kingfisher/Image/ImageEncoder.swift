@@ -48,7 +48,9 @@ enum ImageEncoder {
     private static func save(
         _ image: VipsImageHandle,
         _ operation: String,
-        _ body: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>)
+        _ body: (
+            UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>
+        )
             -> Int32
     ) throws(VipsError) -> Data {
         var buffer: UnsafeMutableRawPointer?

@@ -38,7 +38,8 @@ extension KFCrossPlatformImage {
             try VipsRuntime.start()
             let copied = rgbaPixels.withUnsafeBytes { bytes in
                 let format = Int32(VIPS_FORMAT_UCHAR.rawValue)
-                return cvips_new_from_memory_copy(bytes.baseAddress, bytes.count, Int32(width), Int32(height), 4, format)
+                return cvips_new_from_memory_copy(
+                    bytes.baseAddress, bytes.count, Int32(width), Int32(height), 4, format)
             }
             guard let copied else { throw VipsRuntime.takeError("new_from_memory_copy") }
             let raw = VipsImageHandle(owning: copied)
@@ -51,7 +52,9 @@ extension KFCrossPlatformImage {
 
     /// An animated image that shows `images` one after another, `duration` seconds in all (as
     /// `UIImage.animatedImage(with:duration:)`); `nil` if the list is empty or the frames differ in pixel size.
-    public static func animatedImage(with images: [KFCrossPlatformImage], duration: TimeInterval) -> KFCrossPlatformImage? {
+    public static func animatedImage(with images: [KFCrossPlatformImage], duration: TimeInterval)
+        -> KFCrossPlatformImage?
+    {
         guard !images.isEmpty else { return nil }
         let each = duration > 0 ? duration / Double(images.count) : 0.1
         return try? KFCrossPlatformImage(frames: images, frameDurations: Array(repeating: each, count: images.count))
@@ -70,7 +73,8 @@ extension KFCrossPlatformImage {
             frames.allSatisfy({ $0.pixelWidth == first.pixelWidth && $0.pixelHeight == first.pixelHeight })
         else {
             throw .processorError(
-                reason: .invalidPixelBuffer(width: frames.first?.pixelWidth ?? 0, height: frames.first?.pixelHeight ?? 0, byteCount: 0))
+                reason: .invalidPixelBuffer(
+                    width: frames.first?.pixelWidth ?? 0, height: frames.first?.pixelHeight ?? 0, byteCount: 0))
         }
         do throws(VipsError) {
             let withAlpha = frames.contains { $0.hasAlpha }
@@ -91,8 +95,10 @@ extension KFCrossPlatformImage {
             joined.setInt("page-height", first.pixelHeight)
             joined.setIntArray("delay", frameDurations.map { Int(($0 * 1000).rounded()) })
             joined.setInt("loop", loopCount)
-            let animation = frames.count > 1
-                ? Animation(frameCount: frames.count, frameDurations: frameDurations, loopCount: max(0, loopCount)) : nil
+            let animation =
+                frames.count > 1
+                ? Animation(frameCount: frames.count, frameDurations: frameDurations, loopCount: max(0, loopCount))
+                : nil
             self.init(storage: joined, scale: first.scale, animation: animation, animatedImageData: nil)
         } catch {
             throw .processorError(reason: .imageEncodingFailed(format: .unknown, error: error))

@@ -80,7 +80,8 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
         frames.reserveCapacity(animation.frameCount)
         for index in 0..<animation.frameCount {
             guard let frame = try? base.storage.frame(index).materialised() else { return nil }
-            frames.append(KFCrossPlatformImage(storage: frame, scale: base.scale, animation: nil, animatedImageData: nil))
+            frames.append(
+                KFCrossPlatformImage(storage: frame, scale: base.scale, animation: nil, animatedImageData: nil))
         }
         return frames
     }

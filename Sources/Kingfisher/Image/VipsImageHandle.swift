@@ -4,7 +4,8 @@ import CVips
 ///
 /// Operations return new handles and never change `self`, except the metadata setters, which are only for a
 /// handle that was just created and has not been shared yet.
-final class VipsImageHandle: @unchecked Sendable {  // unchecked: libvips images are immutable once built and safe to read from any thread
+// @unchecked: a built libvips image is immutable and safe to read from any thread; the pointer is never reassigned.
+final class VipsImageHandle: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<VipsImage>
 
     init(owning pointer: UnsafeMutablePointer<VipsImage>) {

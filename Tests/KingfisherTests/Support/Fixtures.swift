@@ -40,7 +40,9 @@ enum Fixtures {
     }
 
     /// An animated image whose frames are solid colours, one per entry of `colors`.
-    static func animation(colors: [[UInt8]], durations: [TimeInterval], width: Int = 16, height: Int = 12, loopCount: Int = 0)
+    static func animation(
+        colors: [[UInt8]], durations: [TimeInterval], width: Int = 16, height: Int = 12, loopCount: Int = 0
+    )
         -> KFCrossPlatformImage
     {
         let frames = colors.map { solid($0, width: width, height: height) }
@@ -79,7 +81,9 @@ enum Fixtures {
 
     /// An 8-bit palette PNG of the gradient.
     static func palettePNG(width: Int = 32, height: Int = 32) -> Data {
-        let image = raw(gradientPixels(width: width, height: height), width: width, height: height, bands: 4, format: VIPS_FORMAT_UCHAR)
+        let image = raw(
+            gradientPixels(width: width, height: height), width: width, height: height, bands: 4,
+            format: VIPS_FORMAT_UCHAR)
         let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
         defer { cvips_unref(tagged) }
         return save(tagged) { cvips_png_save($0, $1, $2, 6, 1, 1) }
@@ -89,7 +93,12 @@ enum Fixtures {
     /// The top-left stored pixel is red, everything else blue.
     static func orientedJPEG(orientation: Int, width: Int = 40, height: Int = 20) -> Data {
         var pixels = Array((0..<width * height).map { _ in [UInt8(0), 0, 255] }.joined())
-        for y in 0..<4 { for x in 0..<4 { pixels[(y * width + x) * 3] = 255; pixels[(y * width + x) * 3 + 2] = 0 } }
+        for y in 0..<4 {
+            for x in 0..<4 {
+                pixels[(y * width + x) * 3] = 255
+                pixels[(y * width + x) * 3 + 2] = 0
+            }
+        }
         let image = raw(pixels, width: width, height: height, bands: 3, format: VIPS_FORMAT_UCHAR)
         let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
         defer { cvips_unref(tagged) }
@@ -107,7 +116,9 @@ enum Fixtures {
         }
         let ihdr = bigEndian(width) + bigEndian(height) + [8, 6, 0, 0, 0]
         let idat: [UInt8] = [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
-        let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", idat) + chunk("IEND", [])
+        let bytes =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", idat)
+            + chunk("IEND", [])
         return Data(bytes)
     }
 
@@ -124,10 +135,13 @@ enum Fixtures {
 
     // MARK: - libvips plumbing
 
-    private static func raw(_ bytes: [UInt8], width: Int, height: Int, bands: Int, format: VipsBandFormat) -> UnsafeMutablePointer<VipsImage> {
+    private static func raw(_ bytes: [UInt8], width: Int, height: Int, bands: Int, format: VipsBandFormat)
+        -> UnsafeMutablePointer<VipsImage>
+    {
         _ = ImageEngine.libvipsVersion  // starts libvips before calling it directly
         return bytes.withUnsafeBytes {
-            cvips_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), Int32(format.rawValue))!
+            cvips_new_from_memory_copy(
+                $0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), Int32(format.rawValue))!
         }
     }
 
@@ -143,7 +157,9 @@ enum Fixtures {
 
     private static func save(
         _ image: UnsafeMutablePointer<VipsImage>,
-        _ body: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
+        _ body: (
+            UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>
+        ) -> Int32
     ) -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
