@@ -99,8 +99,10 @@ static inline int cvips_thumbnail_buffer(const void *data, size_t length, VipsIm
 
 static inline VipsImage *cvips_copy_memory(VipsImage *image) { return vips_image_copy_memory(image); }
 
-static inline int cvips_icc_to_srgb(VipsImage *in, VipsImage **out) {
-    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "depth", 8, "intent", VIPS_INTENT_RELATIVE, NULL);
+/// Converts from the embedded profile (or libvips' default for the colour space) to `profile`: a file path or
+/// one of libvips' built-in names ("srgb", "p3", "cmyk").
+static inline int cvips_icc_transform(VipsImage *in, VipsImage **out, const char *profile) {
+    return vips_icc_transform(in, out, profile, "embedded", TRUE, "depth", 8, "intent", VIPS_INTENT_RELATIVE, NULL);
 }
 static inline int cvips_colourspace(VipsImage *in, VipsImage **out, int space) {
     return vips_colourspace(in, out, (VipsInterpretation)space, NULL);

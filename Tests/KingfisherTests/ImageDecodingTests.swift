@@ -93,6 +93,17 @@ import Testing
         #expect(c[0] < 80 && c[1] > 120 && c[2] > 180, "cyan ink should look cyan: \(c)")
     }
 
+    @Test func embeddedICCProfileIsConvertedToSRGB() throws {
+        // Given pure sRGB red stored as Display P3 numbers with the P3 profile embedded
+        let (data, stored) = Fixtures.displayP3PNG(srgb: [255, 0, 0])
+        #expect(abs(Int(stored[0]) - 255) > 8 || stored[1] > 20, "the fixture must store different numbers: \(stored)")
+
+        // When decoded, the profile is applied and the colour is sRGB red again
+        let image = try KFCrossPlatformImage(decoding: data)
+        let p = image.pixel(2, 2)
+        #expect(p[0] >= 250 && p[1] <= 6 && p[2] <= 6, "\(p)")
+    }
+
     @Test func sixteenBitPNGDecodesToEightBit() throws {
         let image = try KFCrossPlatformImage(decoding: Fixtures.png16(rgb: [65535, 32896, 0]))
         #expect(image.kf.cost == 16 * 16 * 3)

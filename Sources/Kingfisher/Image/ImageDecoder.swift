@@ -109,7 +109,7 @@ enum ImageDecoder {
         if current.hasField("icc-profile-data") {
             // An embedded profile is the most exact route (wide gamut, CMYK). A broken profile is ignored, as
             // browsers do, and the plain conversion below takes over.
-            if let converted = try? current.apply("icc_transform", { cvips_icc_to_srgb($0, $1) }) {
+            if let converted = try? current.apply("icc_transform", { cvips_icc_transform($0, $1, "srgb") }) {
                 current = converted
             } else {
                 VipsRuntime.discardError()

@@ -89,6 +89,21 @@ enum Fixtures {
         return save(tagged) { cvips_png_save($0, $1, $2, 6, 1, 1) }
     }
 
+    /// A PNG of one sRGB colour converted to Display P3, with the P3 profile embedded. Also returns the stored
+    /// (P3) pixel values, which differ from the sRGB ones for saturated colours.
+    static func displayP3PNG(srgb: [UInt8], width: Int = 8, height: Int = 8) -> (data: Data, storedRGB: [UInt8]) {
+        let pixels = Array((0..<width * height).map { _ in srgb }.joined())
+        let image = raw(pixels, width: width, height: height, bands: 3, format: VIPS_FORMAT_UCHAR)
+        let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+        let p3 = apply(tagged) { cvips_icc_transform($0, $1, "p3") }
+        defer { cvips_unref(p3) }
+        var size = 0
+        let memory = cvips_write_to_memory(p3, &size)!
+        defer { cvips_free(memory) }
+        let stored = Array(UnsafeRawBufferPointer(start: memory, count: 3))
+        return (save(p3) { cvips_png_save($0, $1, $2, 6, 0, 0) }, stored)
+    }
+
     /// A JPEG of `width` x `height` stored pixels whose EXIF says to display it with `orientation`.
     /// The top-left stored pixel is red, everything else blue.
     static func orientedJPEG(orientation: Int, width: Int = 40, height: Int = 20) -> Data {
