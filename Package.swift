@@ -13,6 +13,11 @@ let package = Package(
         .library(name: "Kingfisher", targets: ["Kingfisher"]),
         .executable(name: "kf", targets: ["kf"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
     targets: [
         // libvips through pkg-config, plus a header of non-variadic `cvips_*` wrappers.
         .systemLibrary(
@@ -22,7 +27,12 @@ let package = Package(
         ),
         .target(
             name: "Kingfisher",
-            dependencies: ["CVips"],
+            dependencies: [
+                "CVips",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -2,73 +2,29 @@ public import Foundation
 
 /// Every failure Kingfisher reports, grouped by the stage that failed; each reason says what and where.
 ///
-/// Error codes follow Kingfisher's numbering (4001... for processing). Codes Kingfisher does not have are ours
-/// and are listed on each case. More groups (request, response, cache, image setting) join as the components
-/// that raise them land.
+/// Error codes follow Kingfisher's numbering; codes Kingfisher does not have are ours and are listed on each
+/// case. Each reason enum lives in its own file, `KingfisherError+<Stage>.swift`, beside the component that
+/// raises it.
 public enum KingfisherError: Error, Sendable {
-    /// Decoding, encoding or processing an image failed.
-    public enum ProcessorErrorReason: Sendable {
-        /// The data was empty. Code 4002.
-        case emptyImageData
-        /// The data is in a format this build cannot decode (`.unknown` when no format was recognised). Code 4003.
-        case unsupportedImageFormat(ImageFormat)
-        /// libvips could not decode data it recognised: truncated, corrupt, or a failing codec. Code 4004.
-        case imageDecodingFailed(format: ImageFormat, error: VipsError)
-        /// The image declares more pixels than ``ImageEngine/maximumPixelCount`` allows; nothing was decoded.
-        /// For an animated image `height` counts every frame. Code 4005.
-        case pixelLimitExceeded(width: Int, height: Int, limit: Int)
-        /// The image could not be encoded in `format`; `error` is `nil` when the format has no encoder here.
-        /// Code 4006.
-        case imageEncodingFailed(format: ImageFormat, error: VipsError?)
-        /// A pixel buffer's size does not match `width * height * 4`. Code 4007.
-        case invalidPixelBuffer(width: Int, height: Int, byteCount: Int)
-    }
-
-    /// Decoding, encoding or processing an image failed.
+    /// Building or sending the request failed before any response arrived (codes 1001...).
+    case requestError(reason: RequestErrorReason)
+    /// The response was missing, invalid or unusable (codes 2001...).
+    case responseError(reason: ResponseErrorReason)
+    /// Reading or writing the memory or disk cache failed (codes 3001...).
+    case cacheError(reason: CacheErrorReason)
+    /// Decoding, encoding or processing an image failed (codes 4001...).
     case processorError(reason: ProcessorErrorReason)
+    /// Delivering an image to its target failed (codes 5001...).
+    case imageSettingError(reason: ImageSettingErrorReason)
 
-    /// The code of the underlying reason.
+    /// The code of the underlying reason, in Kingfisher's numbering.
     public var errorCode: Int {
         switch self {
+        case .requestError(let reason): reason.errorCode
+        case .responseError(let reason): reason.errorCode
+        case .cacheError(let reason): reason.errorCode
         case .processorError(let reason): reason.errorCode
-        }
-    }
-}
-
-extension KingfisherError.ProcessorErrorReason {
-    public var errorCode: Int {
-        switch self {
-        case .emptyImageData: 4002
-        case .unsupportedImageFormat: 4003
-        case .imageDecodingFailed: 4004
-        case .pixelLimitExceeded: 4005
-        case .imageEncodingFailed: 4006
-        case .invalidPixelBuffer: 4007
-        }
-    }
-
-    public var errorDescription: String {
-        switch self {
-        case .emptyImageData:
-            return "The image data is empty (0 bytes)."
-        case .unsupportedImageFormat(.unknown):
-            return "The data is not in an image format that can be decoded (no known header recognised)."
-        case .unsupportedImageFormat(let format):
-            return "The data is \(format), which the installed libvips cannot decode."
-        case .imageDecodingFailed(let format, let error):
-            return "Decoding \(format) data failed: \(error)"
-        case .pixelLimitExceeded(let width, let height, let limit):
-            return "The image declares \(width) x \(height) pixels, over the limit of \(limit) pixels "
-                + "(ImageEngine.maximumPixelCount); nothing was decoded."
-        case .imageEncodingFailed(let format, .none):
-            return "Encoding to \(format) is not supported by the installed libvips."
-        case .imageEncodingFailed(let format, .some(let error)):
-            return "Encoding the image to \(format) failed: \(error)"
-        case .invalidPixelBuffer(let width, let height, let byteCount):
-            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-            let valid = !overflow && width > 0 && height > 0 && pixels <= Int.max / 4
-            let size = valid ? "\(pixels * 4) bytes" : "a positive width and height that fit in memory"
-            return "A \(width) x \(height) RGBA8 image needs \(size), but the buffer has \(byteCount) bytes."
+        case .imageSettingError(let reason): reason.errorCode
         }
     }
 }
@@ -76,7 +32,11 @@ extension KingfisherError.ProcessorErrorReason {
 extension KingfisherError: LocalizedError, CustomStringConvertible {
     public var errorDescription: String? {
         switch self {
+        case .requestError(let reason): reason.errorDescription
+        case .responseError(let reason): reason.errorDescription
+        case .cacheError(let reason): reason.errorDescription
         case .processorError(let reason): reason.errorDescription
+        case .imageSettingError(let reason): reason.errorDescription
         }
     }
 

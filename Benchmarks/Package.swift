@@ -1,0 +1,33 @@
+// swift-tools-version:6.1
+// Benchmarks for Kingfisher, on ordo-one/package-benchmark. Run from this folder:
+//   swift package benchmark                       # every target
+//   swift package benchmark --target ImageDecoding
+// Figures and the commands that produced them go in ../BENCHMARKS.md.
+import Foundation
+import PackageDescription
+
+// The root package is referenced by path; its identity is the name of the folder it was cloned into.
+let rootPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+func benchmarkTarget(_ name: String) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [
+            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "Kingfisher", package: rootPackage),
+        ],
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+}
+
+let package = Package(
+    name: "KingfisherBenchmarks",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        benchmarkTarget("ImageDecoding")
+    ]
+)

@@ -1,0 +1,140 @@
+public import Foundation
+
+/// Options for a retrieval, as a list: `[.processor(p), .cacheOriginalImage, .scaleFactor(2)]`.
+/// Later items override earlier ones of the same kind.
+public typealias KingfisherOptionsInfo = [KingfisherOptionsInfoItem]
+
+/// One option. Every case of Kingfisher 8's that means something without UIKit; each case's doc says what it
+/// does here.
+public enum KingfisherOptionsInfoItem: Sendable {
+    /// Ignore the caches and download again (the result is still cached).
+    case forceRefresh
+    /// Use the memory cache if it has the image, otherwise download, skipping the disk cache.
+    case fromMemoryCacheOrRefresh
+    /// Show the transition even when the image came from a cache.
+    case forceTransition
+    /// Cache in memory only, not on disk.
+    case cacheMemoryOnly
+    /// Call the completion handler only after the image is written to the disk cache.
+    case waitForCache
+    /// Only look in the caches; fail with `imageNotExisting` instead of downloading.
+    case onlyFromCache
+    /// Decode in the background. Decoding here always happens off the caller's thread, so this has no extra effect.
+    case backgroundDecode
+    /// Where the completion handler runs. `.untouch` by default (see ``CallbackQueue``).
+    case callbackQueue(CallbackQueue)
+    /// The scale of created images. `1.0` by default.
+    case scaleFactor(CGFloat)
+    /// Decode every frame of an animated image up front (frames are always decoded up front here).
+    case preloadAllAnimationData
+    /// The processor applied after decoding. ``DefaultImageProcessor`` by default.
+    case processor(any ImageProcessor)
+    /// How images become bytes on disk and back. ``DefaultCacheSerializer`` by default.
+    case cacheSerializer(any CacheSerializer)
+    /// Keep the target's current image while loading instead of showing the placeholder.
+    case keepCurrentImageWhileLoading
+    /// Decode only the first frame of animated images.
+    case onlyLoadFirstFrame
+    /// Also cache the original downloaded image (under the plain key) when a processor is set.
+    case cacheOriginalImage
+    /// The image a target shows when loading fails; `nil` clears it.
+    case onFailureImage(KFCrossPlatformImage?)
+    /// ImagePrefetcher: also load prefetched images into the memory cache.
+    case alsoPrefetchToMemory
+    /// Read the disk cache on the calling thread.
+    case loadDiskFileSynchronously
+    /// Check the cache type asynchronously before starting.
+    case asyncCacheTypeCheck
+    /// Options for writing cache files.
+    case diskStoreWriteOptions(Data.WritingOptions)
+    /// Expiration for the memory cache entry.
+    case memoryCacheExpiration(StorageExpiration)
+    /// What reading from the memory cache does to the expiration. `.cacheTime` by default.
+    case memoryCacheAccessExtendingExpiration(ExpirationExtending)
+    /// Expiration for the disk cache entry.
+    case diskCacheExpiration(StorageExpiration)
+    /// What reading from the disk cache does to the expiration. `.cacheTime` by default.
+    case diskCacheAccessExtendingExpiration(ExpirationExtending)
+    /// Where processing runs; by default a background pool sized to the cores.
+    case processingQueue(CallbackQueue)
+    /// A file extension for disk cache files, e.g. `"png"`.
+    case forcedCacheFileExtension(String?)
+    /// Priority of the download, 0...1. `0.5` by default.
+    case downloadPriority(Float)
+}
+
+/// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
+/// Internals read this struct; the list exists only at the API.
+public struct KingfisherParsedOptionsInfo: Sendable {
+    public var forceRefresh = false
+    public var fromMemoryCacheOrRefresh = false
+    public var forceTransition = false
+    public var cacheMemoryOnly = false
+    public var waitForCache = false
+    public var onlyFromCache = false
+    public var backgroundDecode = false
+    public var callbackQueue: CallbackQueue = .untouch
+    public var scaleFactor: CGFloat = 1.0
+    public var preloadAllAnimationData = false
+    public var processor: any ImageProcessor = DefaultImageProcessor.default
+    public var cacheSerializer: any CacheSerializer = DefaultCacheSerializer.default
+    public var keepCurrentImageWhileLoading = false
+    public var onlyLoadFirstFrame = false
+    public var cacheOriginalImage = false
+    public var onFailureImage: KFCrossPlatformImage?? = .none
+    public var alsoPrefetchToMemory = false
+    public var loadDiskFileSynchronously = false
+    public var asyncCacheTypeCheck = false
+    public var diskStoreWriteOptions: Data.WritingOptions = []
+    public var memoryCacheExpiration: StorageExpiration?
+    public var memoryCacheAccessExtendingExpiration: ExpirationExtending = .cacheTime
+    public var diskCacheExpiration: StorageExpiration?
+    public var diskCacheAccessExtendingExpiration: ExpirationExtending = .cacheTime
+    public var processingQueue: CallbackQueue?
+    public var forcedExtension: String?
+    public var downloadPriority: Float = 0.5
+
+    public init(_ info: KingfisherOptionsInfo?) {
+        for option in info ?? [] {
+            switch option {
+            case .forceRefresh: forceRefresh = true
+            case .fromMemoryCacheOrRefresh: fromMemoryCacheOrRefresh = true
+            case .forceTransition: forceTransition = true
+            case .cacheMemoryOnly: cacheMemoryOnly = true
+            case .waitForCache: waitForCache = true
+            case .onlyFromCache: onlyFromCache = true
+            case .backgroundDecode: backgroundDecode = true
+            case .callbackQueue(let value): callbackQueue = value
+            case .scaleFactor(let value): scaleFactor = value
+            case .preloadAllAnimationData: preloadAllAnimationData = true
+            case .processor(let value): processor = value
+            case .cacheSerializer(let value): cacheSerializer = value
+            case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
+            case .onlyLoadFirstFrame: onlyLoadFirstFrame = true
+            case .cacheOriginalImage: cacheOriginalImage = true
+            case .onFailureImage(let value): onFailureImage = .some(value)
+            case .alsoPrefetchToMemory: alsoPrefetchToMemory = true
+            case .loadDiskFileSynchronously: loadDiskFileSynchronously = true
+            case .asyncCacheTypeCheck: asyncCacheTypeCheck = true
+            case .diskStoreWriteOptions(let value): diskStoreWriteOptions = value
+            case .memoryCacheExpiration(let value): memoryCacheExpiration = value
+            case .memoryCacheAccessExtendingExpiration(let value): memoryCacheAccessExtendingExpiration = value
+            case .diskCacheExpiration(let value): diskCacheExpiration = value
+            case .diskCacheAccessExtendingExpiration(let value): diskCacheAccessExtendingExpiration = value
+            case .processingQueue(let value): processingQueue = value
+            case .forcedCacheFileExtension(let value): forcedExtension = value
+            case .downloadPriority(let value): downloadPriority = value
+            }
+        }
+    }
+
+    /// How decoders should create images under these options.
+    public var imageCreatingOptions: ImageCreatingOptions {
+        ImageCreatingOptions(
+            scale: scaleFactor,
+            duration: 0,
+            preloadAll: preloadAllAnimationData,
+            onlyFirstFrame: onlyLoadFirstFrame
+        )
+    }
+}
