@@ -143,6 +143,55 @@ static inline void *cvips_write_to_memory(VipsImage *image, size_t *size) {
     return vips_image_write_to_memory(image, size);
 }
 
+// MARK: - Processing
+
+static inline int cvips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+}
+/// Fits inside width x height keeping the aspect ratio, never enlarging (alpha is premultiplied inside).
+static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+}
+static inline int cvips_premultiply(VipsImage *in, VipsImage **out) { return vips_premultiply(in, out, NULL); }
+static inline int cvips_unpremultiply(VipsImage *in, VipsImage **out) { return vips_unpremultiply(in, out, NULL); }
+static inline int cvips_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_gaussblur(in, out, sigma, "min_ampl", 0.1, NULL);
+}
+/// out = in * a + b per band (n values each, or 1 for all bands); `uchar` rounds and clamps to 8 bits.
+static inline int cvips_linear(VipsImage *in, VipsImage **out, const double *a, const double *b, int n, int uchar) {
+    return vips_linear(in, out, (double *)a, (double *)b, n, "uchar", uchar, NULL);
+}
+/// Each output band is a weighted sum of the input bands: `matrix` is bands x bands, row per output band.
+static inline int cvips_recomb(VipsImage *in, VipsImage **out, const double *matrix, int bands) {
+    VipsImage *m = vips_image_new_matrix_from_array(bands, bands, matrix, bands * bands);
+    if (!m) return -1;
+    int status = vips_recomb(in, out, m, NULL);
+    g_object_unref(m);
+    return status;
+}
+static inline int cvips_multiply(VipsImage *left, VipsImage *right, VipsImage **out) {
+    return vips_multiply(left, right, out, NULL);
+}
+static inline int cvips_bandjoin2(VipsImage *first, VipsImage *second, VipsImage **out) {
+    return vips_bandjoin2(first, second, out, NULL);
+}
+static inline int cvips_composite2(VipsImage *base, VipsImage *overlay, VipsImage **out, int mode) {
+    return vips_composite2(base, overlay, out, (VipsBlendMode)mode, NULL);
+}
+/// A width x height sRGB image with 4 uchar bands, every pixel (r, g, b, a) in 0...255.
+static inline int cvips_solid(VipsImage **out, int width, int height, double r, double g, double b, double a) {
+    VipsImage *black = NULL, *filled = NULL;
+    double scale[4] = {0, 0, 0, 0};
+    double colour[4] = {r, g, b, a};
+    if (vips_black(&black, width, height, "bands", 4, NULL)) return -1;
+    int status = vips_linear(black, &filled, scale, colour, 4, "uchar", TRUE, NULL);
+    g_object_unref(black);
+    if (status) return -1;
+    status = vips_copy(filled, out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    g_object_unref(filled);
+    return status;
+}
+
 // MARK: - Saving (strip drops EXIF/XMP; orientation is already applied on decode)
 
 static inline int cvips_png_save(VipsImage *in, void **buffer, size_t *length, int compression, int palette,

@@ -16,7 +16,9 @@ enum ImageDecoder {
         let decoded = data.withUnsafeBytes { bytes in
             Result { () throws(KingfisherError) -> VipsImageHandle in
                 let opened = try open(bytes, format: format, allFrames: animated)
-                return try failing(format) { () throws(VipsError) in try upright(srgb8(opened).materialised()) }
+                return try failing(format) { () throws(VipsError) in
+                    try upright(opened.srgb8().materialised()).withoutProfile()
+                }
             }
         }
         let storage = try decoded.get()
@@ -47,7 +49,7 @@ enum ImageDecoder {
                         if let output { cvips_unref(output) }
                         throw VipsRuntime.takeError("thumbnail")
                     }
-                    return try srgb8(VipsImageHandle(owning: output)).materialised()
+                    return try VipsImageHandle(owning: output).srgb8().materialised().withoutProfile()
                 }
             }
         }
@@ -101,43 +103,6 @@ enum ImageDecoder {
         if overflow || pixels > limit {
             throw .processorError(reason: .pixelLimitExceeded(width: width, height: height, limit: limit))
         }
-    }
-
-    /// Converts any colour space, depth and band layout to 8-bit sRGB with an optional alpha band, lazily.
-    static func srgb8(_ image: VipsImageHandle) throws(VipsError) -> VipsImageHandle {
-        var current = image
-        if current.hasField("icc-profile-data") {
-            // An embedded profile is the most exact route (wide gamut, CMYK). A broken profile is ignored, as
-            // browsers do, and the plain conversion below takes over.
-            if let converted = try? current.apply("icc_transform", { cvips_icc_transform($0, $1, "srgb") }) {
-                current = converted
-            } else {
-                VipsRuntime.discardError()
-            }
-        }
-        if current.bandFormat == VIPS_FORMAT_USHORT && current.interpretation == VIPS_INTERPRETATION_sRGB {
-            // 16-bit data labelled sRGB: keep the high byte instead of clamping.
-            current = try current.apply("rshift") { cvips_shift_right($0, $1, 8) }
-        }
-        if current.interpretation != VIPS_INTERPRETATION_sRGB {
-            if cvips_colourspace_supported(current.pointer) == 0 {
-                // Multiband or unlabelled data: read 1-2 bands as grey, 3 or more as RGB.
-                let guess = current.bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
-                current = try current.apply("copy") { cvips_copy_as($0, $1, Int32(guess.rawValue)) }
-            }
-            if current.interpretation != VIPS_INTERPRETATION_sRGB {
-                current = try current.apply("colourspace") {
-                    cvips_colourspace($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
-                }
-            }
-        }
-        if current.bandFormat != VIPS_FORMAT_UCHAR {
-            current = try current.apply("cast") { cvips_cast_uchar($0, $1) }
-        }
-        if current.bands > 4 {
-            current = try current.apply("extract_band") { cvips_extract_bands($0, $1, 0, 4) }
-        }
-        return current
     }
 
     /// Applies EXIF orientation to a materialised image (rotation needs random access) and drops the tag.

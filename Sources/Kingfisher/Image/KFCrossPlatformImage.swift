@@ -102,4 +102,12 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
 
     /// The data an animated image was decoded from (GIF or WebP), `nil` otherwise.
     public var animatedImageData: Data? { base.animatedImageData }
+
+    /// Gives `image` this image's original animated data, as Kingfisher does for custom processors that build a
+    /// new image from an animated one: `gifRepresentation()` and ``DefaultCacheSerializer`` then store the
+    /// original animation. The built-in processors don't call it: they process every frame instead.
+    public func copyKingfisherState(to image: KFCrossPlatformImage) {
+        guard image !== base else { return }
+        image.animatedImageData = base.animatedImageData
+    }
 }

@@ -57,6 +57,11 @@ final class VipsImageHandle: @unchecked Sendable {
         cvips_set_int_array(pointer, name, values, Int32(values.count))
     }
 
+    /// Removes a metadata field. Only for a handle nobody else holds yet.
+    func removeField(_ name: String) {
+        cvips_remove_field(pointer, name)
+    }
+
     /// Runs one libvips operation that writes a new image to `out`, naming it in the error if it fails.
     func apply(
         _ operation: String,

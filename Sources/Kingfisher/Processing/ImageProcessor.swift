@@ -19,7 +19,7 @@ public protocol ImageProcessor: Sendable {
     func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage?
 }
 
-/// Decodes data with the options' scale and frame settings and passes images through unchanged.
+/// Decodes data with the options' scale and frame settings; passes images through at the options' scale.
 /// Its identifier is `""`, so images it produces are cached under their plain key.
 public struct DefaultImageProcessor: ImageProcessor {
     public static let `default` = DefaultImageProcessor()
@@ -31,7 +31,7 @@ public struct DefaultImageProcessor: ImageProcessor {
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         switch item {
         case .image(let image):
-            image
+            image.kf.scaled(to: options.scaleFactor)
         case .data(let data):
             KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
         }

@@ -1,0 +1,46 @@
+import CVips
+import Foundation
+
+extension KFCrossPlatformImage {
+    /// Applies `transform` to the image, or to every frame of an animated image, and reassembles the frames
+    /// with their timing and loop count. The result holds no original data: its pixels are new.
+    func mappingFrames(
+        scale newScale: CGFloat? = nil,
+        _ transform: (VipsImageHandle) throws(VipsError) -> VipsImageHandle
+    ) throws(VipsError) -> KFCrossPlatformImage {
+        try VipsRuntime.start()
+        let scale = newScale ?? self.scale
+        guard let animation else {
+            let result = try transform(storage).materialised()
+            return KFCrossPlatformImage(storage: result, scale: scale, animation: nil, animatedImageData: nil)
+        }
+        var frames: [VipsImageHandle] = []
+        frames.reserveCapacity(animation.frameCount)
+        for index in 0..<animation.frameCount {
+            frames.append(try transform(storage.frame(index)))
+        }
+        if frames.contains(where: \.hasAlpha) {
+            frames = try frames.map { frame throws(VipsError) in try frame.withAlpha() }
+        }
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map(\.pointer)
+        let joined = try withExtendedLifetime(frames) { () throws(VipsError) -> VipsImageHandle in
+            var output: UnsafeMutablePointer<VipsImage>?
+            guard cvips_join_vertically(&pointers, Int32(pointers.count), &output) == 0, let output else {
+                throw VipsRuntime.takeError("arrayjoin")
+            }
+            return try VipsImageHandle(owning: output).materialised()
+        }
+        // `joined` is new and unshared, so its metadata may still be written.
+        joined.setInt("page-height", frames[0].height)
+        joined.setIntArray("delay", storage.intArray("delay") ?? animation.frameDurations.map { Int($0 * 1000) })
+        joined.setInt("loop", animation.loopCount)
+        return KFCrossPlatformImage(storage: joined, scale: scale, animation: animation, animatedImageData: nil)
+    }
+
+    /// The same pixels (and frames) at another scale.
+    func withScale(_ scale: CGFloat) -> KFCrossPlatformImage {
+        guard scale != self.scale, scale.isFinite, scale > 0 else { return self }
+        return KFCrossPlatformImage(
+            storage: storage, scale: scale, animation: animation, animatedImageData: animatedImageData)
+    }
+}
