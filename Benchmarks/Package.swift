@@ -28,6 +28,12 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        benchmarkTarget("ImageDecoding")
+        benchmarkTarget("ImageDecoding"),
+        // A plain timer for the side-by-side scripts, which compare against other tools' processes.
+        .executableTarget(
+            name: "DownsampleTimer",
+            dependencies: [.product(name: "Kingfisher", package: rootPackage)],
+            path: "Sources/DownsampleTimer"
+        ),
     ]
 )
