@@ -13,12 +13,15 @@ if [ ! -d /usr/share/wallpapers ] || [ ! -x /usr/bin/time ]; then
     apt-get install -y -qq plasma-workspace-wallpapers time >/dev/null
 fi
 python3 -c "import pyvips" 2>/dev/null || pip install -q pyvips
-PHOTO=${PHOTO:-$(find /usr/share/wallpapers -name '5120x2880.jpg' | sort | head -1)}
-[ -n "$PHOTO" ] || { echo "no 5120x2880 wallpaper found" >&2; exit 1; }
+# A baseline and a progressive JPEG (progressive decoding buffers every coefficient, even when shrinking).
+PHOTOS=${PHOTOS:-"/usr/share/wallpapers/Honeywave/contents/images/5120x2880.jpg /usr/share/wallpapers/Flow/contents/images/5120x2880.jpg"}
 
 swift build -c release --product DownsampleTimer -q
 TIMER="$(swift build -c release --show-bin-path)/DownsampleTimer"
 
+run_photo() {
+PHOTO=$1
+echo
 echo "photo: $PHOTO ($(stat -c %s "$PHOTO") bytes), $ROUNDS rounds x $ITERATIONS images, fit ${SIDE}x${SIDE}"
 kf_ms=(); py_ms=(); kf_rss=(); py_rss=()
 for round in $(seq "$ROUNDS"); do
@@ -39,3 +42,6 @@ awk -v k="$km" -v p="$pm" -v kr="$kr" -v pr="$pr" 'BEGIN {
     printf "\nspeed ratio (pyvips time / Kingfisher time): %.2f (goal >= 0.95)\n", p / k
     printf "memory ratio (Kingfisher RSS / pyvips RSS): %.2f (goal <= 1.2)\n", kr / pr
 }'
+}
+
+for photo in $PHOTOS; do run_photo "$photo"; done
