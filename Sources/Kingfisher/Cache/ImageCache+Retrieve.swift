@@ -31,14 +31,17 @@ extension ImageCache {
             options.callbackQueue.execute { completionHandler(.success(.none)) }
             return
         }
-        retrieveImageInDiskCache(forKey: key, options: options) { result in
+        // The disk hit goes to memory on the I/O thread; only the caller's callback hops to its queue.
+        var diskOptions = options
+        diskOptions.callbackQueue = .untouch
+        retrieveImageInDiskCache(forKey: key, options: diskOptions) { result in
             let mapped = result.map { image -> ImageCacheResult in
                 guard let image else { return .none }
                 let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
                 self.memoryStorage.store(value: image, forKey: computed, expiration: options.memoryCacheExpiration)
                 return .disk(image)
             }
-            completionHandler(mapped)
+            options.callbackQueue.execute { completionHandler(mapped) }
         }
     }
 

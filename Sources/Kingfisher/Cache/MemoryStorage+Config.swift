@@ -2,6 +2,8 @@ public import Foundation
 
 extension MemoryStorage {
     /// Limits and timing of a ``MemoryStorage/Backend``.
+    ///
+    /// - Note: Kingfisher's `keepWhenEnteringBackground` is omitted: Linux processes have no background state.
     public struct Config: Sendable {
         /// The most total cost (``CacheCostCalculable/cacheCost``, bytes for images) the storage holds; the least
         /// recently used values are evicted beyond it. `0` means no limit.

@@ -32,13 +32,12 @@ struct LRUIndex<Value> {
         return nodes[slot].value
     }
 
-    /// Replaces `key`'s value in place without changing its place in the list; `false` if absent.
-    @discardableResult
-    mutating func update(_ key: String, _ body: (inout Value) -> Void) -> Bool {
-        guard let slot = slots[key], var value = nodes[slot].value else { return false }
-        body(&value)
-        nodes[slot].value = value
-        return true
+    /// Moves `key` to the front and lets `body` read and change its value in place, with one hash lookup;
+    /// `nil` if absent.
+    mutating func withValue<Result>(forKey key: String, _ body: (inout Value) -> Result) -> Result? {
+        guard let slot = slots[key], nodes[slot].value != nil else { return nil }
+        moveToFront(slot)
+        return body(&nodes[slot].value!)
     }
 
     /// Sets `key`'s value and makes it the most recently used; returns the value it replaced.

@@ -98,20 +98,24 @@ public enum MemoryStorage {
         public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) -> T? {
             let (value, expired): (T?, Entry?) = state.withLock { state in
                 let now = state.config.now()
-                guard let entry = state.index.get(key) else { return (nil, nil) }
-                guard entry.expiresAt > now else { return (nil, Self.remove(key, from: &state)) }
-                switch extendingExpiration {
-                case .none:
-                    break
-                case .cacheTime:
-                    state.index.update(key) { $0.expiresAt = $0.expiration.estimatedExpirationSince(now) }
-                case .expirationTime(let expiration):
-                    state.index.update(key) {
-                        $0.expiration = expiration
-                        $0.expiresAt = expiration.estimatedExpirationSince(now)
+                let found = state.index.withValue(forKey: key) { entry -> T? in
+                    guard entry.expiresAt > now else { return nil }
+                    switch extendingExpiration {
+                    case .none:
+                        break
+                    case .cacheTime:
+                        entry.expiresAt = entry.expiration.estimatedExpirationSince(now)
+                    case .expirationTime(let expiration):
+                        entry.expiration = expiration
+                        entry.expiresAt = expiration.estimatedExpirationSince(now)
                     }
+                    return entry.value
                 }
-                return (entry.value, nil)
+                switch found {
+                case .none: return (nil, nil)  // not stored
+                case .some(.none): return (nil, Self.remove(key, from: &state))  // expired
+                case .some(.some(let value)): return (value, nil)
+                }
             }
             _ = expired
             return value
