@@ -77,3 +77,19 @@ struct Costly: CacheCostCalculable, Sendable, Equatable {
     let id: Int
     let cacheCost: Int
 }
+
+/// The SHA-256 of `text` in hex, from coreutils' `sha256sum`: an implementation independent of ours.
+func sha256sum(_ text: String) -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try! process.run()
+    input.fileHandleForWriting.write(Data(text.utf8))
+    try! input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data.prefix(64), as: UTF8.self)
+}

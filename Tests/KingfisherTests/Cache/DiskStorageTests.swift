@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Kingfisher
 import Testing
@@ -42,7 +41,7 @@ struct DiskStorageTests {
         try await withTemporaryDirectory { directory in
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
             let key = "https://example.com/a.png"
-            let expected = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+            let expected = sha256sum(key)
             #expect(disk.cacheFileURL(forKey: key).lastPathComponent == expected)
             try disk.store(value: Data([1]), forKey: key)
             #expect(cacheFiles(in: disk.directoryURL) == [expected])

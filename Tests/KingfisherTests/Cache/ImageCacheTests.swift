@@ -1,4 +1,4 @@
-import Crypto
+import Dispatch
 import Foundation
 import Kingfisher
 import Testing
@@ -77,7 +77,7 @@ struct ImageCacheTests {
     @Test func hashAndCachePathUseSHA256OfTheComputedKey() async throws {
         try await withTemporaryDirectory { directory in
             let cache = try makeCache(in: directory)
-            let expected = SHA256.hash(data: Data("k@p".utf8)).map { String(format: "%02x", $0) }.joined()
+            let expected = sha256sum("k@p")
             #expect(cache.hash(forKey: "k", processorIdentifier: "p") == expected)
             #expect(cache.cachePath(forKey: "k", processorIdentifier: "p").hasSuffix("/" + expected))
             #expect(cache.cacheFileURLIfOnDisk(forKey: "k", processorIdentifier: "p") == nil)
@@ -212,6 +212,24 @@ struct ImageCacheTests {
             let parsed = KingfisherParsedOptionsInfo([.targetCache(cache)])
             #expect(parsed.targetCache === cache)
             #expect(parsed.originalCache === cache)
+        }
+    }
+
+    @Test func callbacksRunOnTheRequestedQueue() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = try makeCache(in: directory)
+            try await cache.store(image, forKey: "k")
+            cache.clearMemoryCache()
+            let queue = DispatchQueue(label: "callback-test")
+            let marker = DispatchSpecificKey<Int>()
+            queue.setSpecific(key: marker, value: 42)
+            let seen: Int? = await withCheckedContinuation { continuation in
+                cache.retrieveImage(forKey: "k", callbackQueue: .dispatch(queue)) { _ in
+                    continuation.resume(returning: DispatchQueue.getSpecific(key: marker))
+                }
+            }
+            #expect(seen == 42)
+            #expect(cache.imageCachedType(forKey: "k") == .memory)
         }
     }
 
