@@ -47,6 +47,37 @@ enum CacheFileSystem {
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw POSIXErrorBox.current() }
     }
 
+    /// Creates a new file at `path` holding `data`, with both dates set before it is closed.
+    ///
+    /// Plain POSIX calls: `Data.write(to:)` on Linux is about 25 times slower for small files.
+    static func createFile(
+        atPath path: String, data: Data, lastAccess: Date, expiresAt: Date
+    ) throws(POSIXErrorBox) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXErrorBox.current() }
+        var failure: POSIXErrorBox?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    failure = written < 0 ? POSIXErrorBox.current() : POSIXErrorBox(code: EIO)
+                    return
+                }
+            }
+        }
+        if failure == nil {
+            var times = [posixTime(lastAccess), posixTime(expiresAt)]
+            if futimens(descriptor, &times) != 0 { failure = POSIXErrorBox.current() }
+        }
+        if close(descriptor) != 0, failure == nil { failure = POSIXErrorBox.current() }
+        if let failure { throw failure }
+    }
+
     /// Renames `source` over `destination` atomically: a reader sees the old file or the new one, never a mix.
     static func rename(_ source: String, over destination: String) throws(POSIXErrorBox) {
         guard Foundation.rename(source, destination) == 0 else { throw POSIXErrorBox.current() }

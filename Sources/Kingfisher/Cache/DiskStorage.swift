@@ -189,8 +189,8 @@ public enum DiskStorage {
             let temporary = directoryURL.appendingPathComponent(
                 "\(Self.temporaryPrefix)\(UUID().uuidString)", isDirectory: false)
             do {
-                try data.write(to: temporary)
-                try CacheFileSystem.setDates(atPath: temporary.path, lastAccess: lastAccess, expiresAt: expiresAt)
+                try CacheFileSystem.createFile(
+                    atPath: temporary.path, data: data, lastAccess: lastAccess, expiresAt: expiresAt)
                 try CacheFileSystem.rename(temporary.path, over: url.path)
             } catch {
                 _ = try? CacheFileSystem.unlinkFile(atPath: temporary.path)
