@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        benchmarkTarget("ImageDecoding")
+        benchmarkTarget("ImageDecoding"),
+        benchmarkTarget("Caching"),
     ]
 )
