@@ -18,9 +18,8 @@ extension DiskStorage.Backend {
     public func removeSizeExceededValues() throws(KingfisherError) -> [URL] {
         let limit = config.sizeLimit
         guard limit > 0 else { return [] }
-        let files = try files(includingAbandonedTemporaries: false)
+        let files = try measuredFiles()
         var total = files.reduce(0) { $0 + $1.meta.size }
-        state.withLock { $0.knownTotalSize = total }
         guard total > limit else { return [] }
         var removed: [URL] = []
         for (url, meta) in files.sorted(by: { $0.meta.lastAccess < $1.meta.lastAccess }) {
@@ -35,9 +34,7 @@ extension DiskStorage.Backend {
     /// The sum of the files' sizes in bytes (their length, not the blocks they occupy). `0` when the directory
     /// does not exist.
     public func totalSize() throws(KingfisherError) -> UInt {
-        let total = try files(includingAbandonedTemporaries: false).reduce(0) { $0 + $1.meta.size }
-        state.withLock { $0.knownTotalSize = total }
-        return total
+        try measuredFiles().reduce(0) { $0 + $1.meta.size }
     }
 
     /// A stream of the URLs of files each background or explicit sweep removed (expired or over the size limit),
@@ -75,6 +72,7 @@ extension DiskStorage.Backend {
     /// Counts a finished write; schedules a sweep when the total goes over the limit or was never measured.
     func noteWrite(added: UInt, replaced: UInt) {
         let shouldSweep = state.withLock { state -> Bool in
+            state.changeSinceMeasuring += Int(clamping: added) - Int(clamping: replaced)
             if let known = state.knownTotalSize {
                 state.knownTotalSize = known - min(known, replaced) + added
             }
@@ -89,6 +87,7 @@ extension DiskStorage.Backend {
 
     func noteRemoval(_ size: UInt) {
         state.withLock { state in
+            state.changeSinceMeasuring -= Int(clamping: size)
             if let known = state.knownTotalSize { state.knownTotalSize = known - min(known, size) }
         }
     }
@@ -97,9 +96,30 @@ extension DiskStorage.Backend {
     func scheduleSweep() {
         sweepQueue.async { [weak self] in
             guard let self else { return }
-            _ = try? self.sweep()
-            self.state.withLock { $0.sweepScheduled = false }
+            let removed = (try? self.sweep()) ?? []
+            // Writes during the sweep may have taken the total over the limit again: sweep once more then.
+            let again = self.state.withLock { state -> Bool in
+                let limit = state.config.sizeLimit
+                guard !removed.isEmpty, limit > 0, let known = state.knownTotalSize, known > limit else {
+                    state.sweepScheduled = false
+                    return false
+                }
+                return true
+            }
+            if again { self.scheduleSweep() }
         }
+    }
+
+    /// The files, measured so that writes and removals racing with the listing are not lost from the running
+    /// total: they are counted since the listing began, and counting one twice only brings a sweep earlier.
+    private func measuredFiles() throws(KingfisherError) -> [(url: URL, meta: CacheFileMeta)] {
+        state.withLock { $0.changeSinceMeasuring = 0 }
+        let files = try files(includingAbandonedTemporaries: false)
+        let total = files.reduce(0) { $0 + $1.meta.size }
+        state.withLock { state in
+            state.knownTotalSize = UInt(max(0, Int(clamping: total) + state.changeSinceMeasuring))
+        }
+        return files
     }
 
     /// Starts the timer task that schedules sweeps; it needs no run loop and ends with the storage.

@@ -22,6 +22,8 @@ public enum DiskStorage {
             /// The total size as last measured plus what this process wrote since; `nil` until first measured.
             var knownTotalSize: UInt?
             var sweepScheduled = false
+            /// Bytes written minus bytes removed since the last measurement began.
+            var changeSinceMeasuring = 0
             var listeners: [UInt64: AsyncStream<[URL]>.Continuation] = [:]
             var nextListener: UInt64 = 0
         }
