@@ -29,6 +29,7 @@ let package = Package(
     ],
     targets: [
         benchmarkTarget("ImageDecoding"),
+        benchmarkTarget("Caching"),
         // A plain timer for the side-by-side scripts, which compare against other tools' processes.
         .executableTarget(
             name: "DownsampleTimer",

@@ -16,8 +16,11 @@ extension CacheSerializer {
     public var originalDataUsed: Bool { false }
 }
 
-/// Stores images in the format they came in: the original data's format when it is known, otherwise GIF for an
-/// animated image and PNG for a still one.
+/// Stores images in the format they came in: the original data's format when it is known and can be encoded,
+/// otherwise GIF for an animated image and PNG for a still one. An animated GIF keeps its frames and timing.
+///
+/// - Note: With `preferCacheOriginalData`, original data that is not a recognisable image is not stored as is
+///   (Kingfisher would store it); the image is encoded instead.
 public struct DefaultCacheSerializer: CacheSerializer {
     public static let `default` = DefaultCacheSerializer()
 
@@ -33,7 +36,8 @@ public struct DefaultCacheSerializer: CacheSerializer {
     public var originalDataUsed: Bool { preferCacheOriginalData }
 
     public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
-        if preferCacheOriginalData, let original { return original }
+        // Only original data that is an image is worth keeping; anything else would be a corrupt cache file.
+        if preferCacheOriginalData, let original, original.kf.imageFormat != .unknown { return original }
         var format = original?.kf.imageFormat ?? .unknown
         if format == .unknown || !ImageEngine.canEncode(format) {
             format = image.kf.imageFrameCount > 1 ? .GIF : .PNG

@@ -7,6 +7,10 @@ public typealias KingfisherOptionsInfo = [KingfisherOptionsInfoItem]
 /// One option. Every case of Kingfisher 8's that means something without UIKit; each case's doc says what it
 /// does here.
 public enum KingfisherOptionsInfoItem: Sendable {
+    /// The cache processed images are read from and stored in. ``ImageCache/default`` by default.
+    case targetCache(ImageCache)
+    /// The cache original images are read from and stored in (`cacheOriginalImage`); the target cache by default.
+    case originalCache(ImageCache)
     /// Ignore the caches and download again (the result is still cached).
     case forceRefresh
     /// Use the memory cache if it has the image, otherwise download, skipping the disk cache.
@@ -66,6 +70,8 @@ public enum KingfisherOptionsInfoItem: Sendable {
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
 /// Internals read this struct; the list exists only at the API.
 public struct KingfisherParsedOptionsInfo: Sendable {
+    public var targetCache: ImageCache?
+    public var originalCache: ImageCache?
     public var forceRefresh = false
     public var fromMemoryCacheOrRefresh = false
     public var forceTransition = false
@@ -97,6 +103,8 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public init(_ info: KingfisherOptionsInfo?) {
         for option in info ?? [] {
             switch option {
+            case .targetCache(let value): targetCache = value
+            case .originalCache(let value): originalCache = value
             case .forceRefresh: forceRefresh = true
             case .fromMemoryCacheOrRefresh: fromMemoryCacheOrRefresh = true
             case .forceTransition: forceTransition = true
@@ -126,6 +134,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .downloadPriority(let value): downloadPriority = value
             }
         }
+        if originalCache == nil { originalCache = targetCache }
     }
 
     /// How decoders should create images under these options.

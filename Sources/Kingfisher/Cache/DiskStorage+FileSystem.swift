@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What one `stat` call tells the disk storage about a cache file.
+///
+/// The file's modification date holds its expiration (as in Kingfisher) and its access date the last time it
+/// was stored or read through the cache (Kingfisher uses the creation date, which Linux cannot set).
+struct CacheFileMeta: Sendable {
+    let size: UInt
+    let expiresAt: Date
+    let lastAccess: Date
+    let isRegularFile: Bool
+}
+
+/// The few POSIX calls the disk storage needs beyond `FileManager`: one-syscall metadata, setting both dates at
+/// once, and an atomic rename.
+enum CacheFileSystem {
+    /// The file's metadata, or `nil` when it does not exist (or cannot be inspected).
+    static func meta(atPath path: String) -> CacheFileMeta? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec
+            let accessed = info.st_atimespec
+        #else
+            let modified = info.st_mtim
+            let accessed = info.st_atim
+        #endif
+        return CacheFileMeta(
+            size: UInt(max(0, info.st_size)),
+            expiresAt: date(modified),
+            lastAccess: date(accessed),
+            isRegularFile: (info.st_mode & S_IFMT) == S_IFREG
+        )
+    }
+
+    /// Sets the access and modification dates of the file at `path`.
+    static func setDates(atPath path: String, lastAccess: Date, expiresAt: Date) throws(POSIXErrorBox) {
+        var times = [posixTime(lastAccess), posixTime(expiresAt)]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw POSIXErrorBox.current() }
+    }
+
+    /// Creates a new file at `path` holding `data`, with both dates set before it is closed.
+    ///
+    /// Plain POSIX calls: `Data.write(to:)` on Linux is about 25 times slower for small files.
+    static func createFile(
+        atPath path: String, data: Data, lastAccess: Date, expiresAt: Date
+    ) throws(POSIXErrorBox) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXErrorBox.current() }
+        var failure: POSIXErrorBox?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    failure = written < 0 ? POSIXErrorBox.current() : POSIXErrorBox(code: EIO)
+                    return
+                }
+            }
+        }
+        if failure == nil {
+            var times = [posixTime(lastAccess), posixTime(expiresAt)]
+            if futimens(descriptor, &times) != 0 { failure = POSIXErrorBox.current() }
+        }
+        if close(descriptor) != 0, failure == nil { failure = POSIXErrorBox.current() }
+        if let failure { throw failure }
+    }
+
+    /// Renames `source` over `destination` atomically: a reader sees the old file or the new one, never a mix.
+    static func rename(_ source: String, over destination: String) throws(POSIXErrorBox) {
+        guard Foundation.rename(source, destination) == 0 else { throw POSIXErrorBox.current() }
+    }
+
+    /// Removes the file; `false` when it was already gone.
+    static func unlinkFile(atPath path: String) throws(POSIXErrorBox) -> Bool {
+        if unlink(path) == 0 { return true }
+        let error = POSIXErrorBox.current()
+        if error.code == ENOENT { return false }
+        throw error
+    }
+
+    private static func date(_ time: timespec) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000)
+    }
+
+    private static func posixTime(_ date: Date) -> timespec {
+        // File systems store a bounded range; clamp `.distantFuture`/`.distantPast` into it.
+        let seconds = min(max(date.timeIntervalSince1970, 0), 16_000_000_000)
+        let whole = seconds.rounded(.down)
+        return timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1_000_000_000))
+    }
+}
+
+/// An `errno` value as a Swift error, with the message `strerror` gives.
+struct POSIXErrorBox: Error, CustomStringConvertible {
+    let code: Int32
+
+    static func current() -> POSIXErrorBox { POSIXErrorBox(code: errno) }
+
+    var description: String { "\(String(cString: strerror(code))) (errno \(code))" }
+}

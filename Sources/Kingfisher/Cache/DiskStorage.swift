@@ -1,0 +1,222 @@
+public import Foundation
+import Synchronization
+
+/// The on-disk half of ``ImageCache``: a namespace for ``Backend`` and ``Config``.
+public enum DiskStorage {
+    /// A directory of files, one per key, with expiration, access-ordered eviction and a size limit.
+    ///
+    /// Methods block on file I/O; ``ImageCache`` calls them off the caller's thread. Each file's modification
+    /// date holds its expiration and its access date the last store or read. Writes go to a temporary file in
+    /// the same directory that is then renamed over the old one, so a reader (in this or another process
+    /// sharing the directory) sees the old file or the new one, never part of one. A file that vanishes between
+    /// two steps counts as a miss, never as an error.
+    ///
+    /// ```swift
+    /// let disk = try DiskStorage.Backend<Data>(config: .init(name: "thumbs", sizeLimit: 200 << 20))
+    /// try disk.store(value: jpeg, forKey: "a")
+    /// let data = try disk.value(forKey: "a")
+    /// ```
+    public final class Backend<T: DataTransformable>: Sendable {
+        struct State {
+            var config: Config
+            /// The total size as last measured plus what this process wrote since; `nil` until first measured.
+            var knownTotalSize: UInt?
+            var sweepScheduled = false
+            /// Bytes written minus bytes removed since the last measurement began.
+            var changeSinceMeasuring = 0
+            var listeners: [UInt64: AsyncStream<[URL]>.Continuation] = [:]
+            var nextListener: UInt64 = 0
+        }
+
+        /// The directory the files are in.
+        public let directoryURL: URL
+        let state: Mutex<State>
+        let sweepQueue = DispatchQueue(label: "com.onevcat.Kingfisher.DiskStorage.sweep", qos: .utility)
+        let sweeper = Mutex<Task<Void, Never>?>(nil)
+
+        /// Creates a storage and its directory.
+        /// - Throws: ``KingfisherError/CacheErrorReason/cannotCreateDirectory(path:error:)``.
+        public convenience init(config: Config) throws(KingfisherError) {
+            self.init(noThrowConfig: config, creatingDirectory: false)
+            try prepareDirectory()
+        }
+
+        /// Creates a storage; a directory that cannot be created now is tried again on the next write.
+        init(noThrowConfig config: Config, creatingDirectory: Bool) {
+            self.directoryURL = config.directoryURL
+            self.state = Mutex(State(config: config))
+            if creatingDirectory { try? prepareDirectory() }
+            startSweeper(interval: config.sweepInterval)
+        }
+
+        deinit {
+            sweeper.withLock { $0?.cancel() }
+            state.withLock { state in
+                for listener in state.listeners.values { listener.finish() }
+            }
+        }
+
+        /// The configuration. Changing the name or directory does not move ``directoryURL``.
+        public var config: Config {
+            get { state.withLock { $0.config } }
+            set { state.withLock { $0.config = newValue } }
+        }
+
+        /// Writes `value` under `key`, atomically, replacing any file there.
+        /// - Parameters:
+        ///   - expiration: how long it lives; ``Config/expiration`` when `nil`. An already expired expiration
+        ///     writes nothing and removes any file under `key`.
+        ///   - writeOptions: ignored except for documentation parity: writes are always atomic here.
+        ///   - forcedExtension: a file extension overriding ``Config/pathExtension``.
+        /// - Throws: ``KingfisherError/CacheErrorReason/cannotConvertToData(object:error:)`` or
+        ///   ``KingfisherError/CacheErrorReason/cannotCreateCacheFile(fileURL:key:data:error:)``; nothing else
+        ///   in the directory is touched.
+        public func store(
+            value: T, forKey key: String, expiration: StorageExpiration? = nil,
+            writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil
+        ) throws(KingfisherError) {
+            let config = self.config
+            let now = config.now()
+            let expiresAt = (expiration ?? config.expiration).estimatedExpirationSince(now)
+            let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
+            guard expiresAt > now else {
+                try removeFile(at: fileURL)
+                return
+            }
+            let data: Data
+            do {
+                data = try value.toData()
+            } catch {
+                throw .cacheError(reason: .cannotConvertToData(object: value, error: error))
+            }
+            let previousSize = CacheFileSystem.meta(atPath: fileURL.path)?.size ?? 0
+            do {
+                try writeAtomically(data, to: fileURL, lastAccess: now, expiresAt: expiresAt)
+            } catch let error as POSIXErrorBox where error.code == ENOENT {
+                // The directory vanished (removed by hand or another process): make it again, once.
+                try? prepareDirectory()
+                do {
+                    try writeAtomically(data, to: fileURL, lastAccess: now, expiresAt: expiresAt)
+                } catch {
+                    throw .cacheError(
+                        reason: .cannotCreateCacheFile(fileURL: fileURL, key: key, data: data, error: error))
+                }
+            } catch {
+                throw .cacheError(reason: .cannotCreateCacheFile(fileURL: fileURL, key: key, data: data, error: error))
+            }
+            noteWrite(added: UInt(data.count), replaced: previousSize)
+        }
+
+        /// The value stored under `key`, or `nil` when there is none or it has expired.
+        /// - Parameter extendingExpiration: what the read does to the expiration. `.cacheTime` (the same
+        ///   duration again, from now) by default.
+        /// - Throws: ``KingfisherError/CacheErrorReason/cannotLoadDataFromDisk(url:error:)`` when the file exists
+        ///   but cannot be read or converted.
+        public func value(
+            forKey key: String, forcedExtension: String? = nil, extendingExpiration: ExpirationExtending = .cacheTime
+        ) throws(KingfisherError) -> T? {
+            let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
+            let now = config.now()
+            guard let meta = CacheFileSystem.meta(atPath: fileURL.path), meta.isRegularFile, meta.expiresAt > now
+            else { return nil }
+            let data: Data
+            do {
+                data = try Data(contentsOf: fileURL)
+            } catch {
+                if CacheFileSystem.meta(atPath: fileURL.path) == nil { return nil }  // removed meanwhile: a miss
+                throw .cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
+            }
+            extendExpiration(of: fileURL, meta: meta, now: now, extending: extendingExpiration)
+            do {
+                return try T.fromData(data)
+            } catch {
+                throw .cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
+            }
+        }
+
+        /// Whether an unexpired file is stored under `key`: one `stat`, no read.
+        public func isCached(forKey key: String, forcedExtension: String? = nil) -> Bool {
+            isCached(forKey: key, referenceDate: config.now(), forcedExtension: forcedExtension)
+        }
+
+        /// Whether a file stored under `key` is still alive at `referenceDate`.
+        public func isCached(forKey key: String, referenceDate: Date, forcedExtension: String? = nil) -> Bool {
+            let path = cacheFileURL(forKey: key, forcedExtension: forcedExtension).path
+            guard let meta = CacheFileSystem.meta(atPath: path), meta.isRegularFile else { return false }
+            return meta.expiresAt > referenceDate
+        }
+
+        /// Removes the file under `key`, if any.
+        public func remove(forKey key: String, forcedExtension: String? = nil) throws(KingfisherError) {
+            try removeFile(at: cacheFileURL(forKey: key, forcedExtension: forcedExtension))
+        }
+
+        /// Removes every file in the directory; the directory stays.
+        public func removeAll() throws(KingfisherError) {
+            for url in try contents() {
+                try removeFile(at: url)
+            }
+            state.withLock { $0.knownTotalSize = 0 }
+        }
+
+        /// The URL of the file for `key`, whether or not it exists.
+        public func cacheFileURL(forKey key: String, forcedExtension: String? = nil) -> URL {
+            let name = config.fileName(forKey: key, forcedExtension: forcedExtension)
+            return directoryURL.appendingPathComponent(name, isDirectory: false)
+        }
+
+        /// The file name for `key` (the SHA-256 in hex by default).
+        public func cacheFileName(forKey key: String, forcedExtension: String? = nil) -> String {
+            config.fileName(forKey: key, forcedExtension: forcedExtension)
+        }
+
+        func prepareDirectory() throws(KingfisherError) {
+            do {
+                try config.fileManager.createDirectory(at: directoryURL, withIntermediateDirectories: true)
+            } catch {
+                throw .cacheError(reason: .cannotCreateDirectory(path: directoryURL.path, error: error))
+            }
+        }
+
+        func removeFile(at url: URL) throws(KingfisherError) {
+            let size = CacheFileSystem.meta(atPath: url.path)?.size ?? 0
+            do {
+                if try CacheFileSystem.unlinkFile(atPath: url.path) { noteRemoval(size) }
+            } catch {
+                throw .cacheError(reason: .cannotRemoveCacheFile(fileURL: url, error: error))
+            }
+        }
+
+        private func writeAtomically(_ data: Data, to url: URL, lastAccess: Date, expiresAt: Date) throws {
+            let temporary = directoryURL.appendingPathComponent(
+                "\(Self.temporaryPrefix)\(UUID().uuidString)", isDirectory: false)
+            do {
+                try CacheFileSystem.createFile(
+                    atPath: temporary.path, data: data, lastAccess: lastAccess, expiresAt: expiresAt)
+                try CacheFileSystem.rename(temporary.path, over: url.path)
+            } catch {
+                _ = try? CacheFileSystem.unlinkFile(atPath: temporary.path)
+                if CacheFileSystem.meta(atPath: directoryURL.path) == nil { throw POSIXErrorBox(code: ENOENT) }
+                throw error
+            }
+        }
+
+        private func extendExpiration(of url: URL, meta: CacheFileMeta, now: Date, extending: ExpirationExtending) {
+            let expiresAt: Date
+            switch extending {
+            case .none:
+                return
+            case .cacheTime:
+                // The duration it was stored with is the gap between its last access and its expiration.
+                expiresAt = now.addingTimeInterval(meta.expiresAt.timeIntervalSince(meta.lastAccess))
+            case .expirationTime(let expiration):
+                expiresAt = expiration.estimatedExpirationSince(now)
+            }
+            // Best effort: a read-only directory still serves reads.
+            try? CacheFileSystem.setDates(atPath: url.path, lastAccess: now, expiresAt: expiresAt)
+        }
+
+        /// Files whose names start with this are writes in progress.
+        static var temporaryPrefix: String { ".kf-tmp-" }
+    }
+}

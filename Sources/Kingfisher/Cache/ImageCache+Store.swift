@@ -1,0 +1,108 @@
+public import Foundation
+
+extension ImageCache {
+    /// Stores `image` in memory at once and, when `toDisk`, the serializer's data on disk off the caller's thread.
+    ///
+    /// The key is `key@<options.processor.identifier>`. Memory takes `options.memoryCacheExpiration`; disk takes
+    /// `options.diskCacheExpiration`, `options.forcedExtension` and `options.cacheSerializer`.
+    /// - Parameter completionHandler: called on `options.callbackQueue` after the disk write finished (or at
+    ///   once when `toDisk` is `false`) — what `waitForCache` waits for.
+    public func store(
+        _ image: KFCrossPlatformImage, original: Data? = nil, forKey key: String,
+        options: KingfisherParsedOptionsInfo, toDisk: Bool = true,
+        completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
+    ) {
+        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        memoryStorage.store(value: image, forKey: computed, expiration: options.memoryCacheExpiration)
+        guard toDisk else {
+            if let completionHandler {
+                options.callbackQueue.execute {
+                    completionHandler(CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: .success(())))
+                }
+            }
+            return
+        }
+        ioQueue.async(flags: .barrier) {
+            let diskResult: Result<Void, KingfisherError>
+            if let data = options.cacheSerializer.data(with: image, original: original) {
+                diskResult = self.writeToDisk(
+                    data, forKey: computed, expiration: options.diskCacheExpiration,
+                    writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension)
+            } else {
+                let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
+                    image: image, original: original, serializer: options.cacheSerializer)
+                diskResult = .failure(.cacheError(reason: reason))
+            }
+            guard let completionHandler else { return }
+            options.callbackQueue.execute {
+                completionHandler(CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: diskResult))
+            }
+        }
+    }
+
+    /// Stores `image` under `key@processorIdentifier`, with `cacheSerializer` for the disk data.
+    /// - Parameter callbackQueue: where `completionHandler` runs. `.untouch` by default (Kingfisher:
+    ///   `.untouch` too).
+    public func store(
+        _ image: KFCrossPlatformImage, original: Data? = nil, forKey key: String,
+        processorIdentifier identifier: String = "", forcedExtension: String? = nil,
+        cacheSerializer serializer: any CacheSerializer = DefaultCacheSerializer.default,
+        toDisk: Bool = true, callbackQueue: CallbackQueue = .untouch,
+        completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
+    ) {
+        var options = KingfisherParsedOptionsInfo(nil)
+        options.processor = IdentifiedProcessor(identifier: identifier)
+        options.cacheSerializer = serializer
+        options.callbackQueue = callbackQueue
+        options.forcedExtension = forcedExtension
+        store(
+            image, original: original, forKey: key, options: options, toDisk: toDisk,
+            completionHandler: completionHandler)
+    }
+
+    /// Writes already-encoded `data` to disk under `key@processorIdentifier`, off the caller's thread.
+    /// - Parameter expiration: the file's expiration; ``DiskStorage/Config/expiration`` when `nil`.
+    public func storeToDisk(
+        _ data: Data, forKey key: String, processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil, expiration: StorageExpiration? = nil,
+        callbackQueue: CallbackQueue = .untouch, completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
+    ) {
+        let computed = Self.computedKey(forKey: key, processorIdentifier: identifier)
+        ioQueue.async(flags: .barrier) {
+            let result = self.writeToDisk(
+                data, forKey: computed, expiration: expiration, writeOptions: [], forcedExtension: forcedExtension)
+            guard let completionHandler else { return }
+            callbackQueue.execute {
+                completionHandler(CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: result))
+            }
+        }
+    }
+
+    private func writeToDisk(
+        _ data: Data, forKey computedKey: String, expiration: StorageExpiration?,
+        writeOptions: Data.WritingOptions, forcedExtension: String?
+    ) -> Result<Void, KingfisherError> {
+        do {
+            try diskStorage.store(
+                value: data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
+                forcedExtension: forcedExtension)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// A processor that only carries an identifier, for the APIs that take `processorIdentifier:` instead of a
+/// processor. It passes images through unchanged.
+struct IdentifiedProcessor: ImageProcessor {
+    let identifier: String
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        switch item {
+        case .image(let image): image
+        case .data(let data):
+            KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
+        }
+    }
+}
