@@ -11,6 +11,7 @@ extension TestHTTPServer {
         private let server: TestHTTPServer
         private var path = "/"
         private var keepAlive = true
+        private var headers: [(String, String)] = []
         /// A response is under way (counted in the server's in-flight number until it ends or the connection closes).
         private var responding = false
 
@@ -23,10 +24,11 @@ extension TestHTTPServer {
             case .head(let head):
                 path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "/")
                 keepAlive = head.isKeepAlive
+                headers = head.headers.map { ($0.name, $0.value) }
             case .body:
                 break
             case .end:
-                let (route, hold) = server.requestArrived(path: path)
+                let (route, hold) = server.requestArrived(path: path, headers: headers)
                 responding = true
                 guard let route else {
                     respond(context: context, route: .status(404, body: "no route for \(path)"))

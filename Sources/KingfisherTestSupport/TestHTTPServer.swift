@@ -28,6 +28,7 @@ public final class TestHTTPServer: Sendable {
     struct State {
         var routes: [String: [Route]] = [:]
         var hits: [String: Int] = [:]
+        var lastHeaders: [String: [(String, String)]] = [:]
         var log: [String] = []
         var inFlight = 0
         var maxInFlight = 0
@@ -94,6 +95,11 @@ public final class TestHTTPServer: Sendable {
 
     /// Requests that reached the server for `path`.
     public func hits(_ path: String) -> Int { state.withLock { $0.hits[path, default: 0] } }
+
+    /// The headers of the last request for `path`, in order; `nil` if none arrived.
+    public func lastRequestHeaders(_ path: String) -> [(String, String)]? {
+        state.withLock { $0.lastHeaders[path] }
+    }
 
     /// Requests that reached the server, all paths.
     public var totalHits: Int { state.withLock { $0.log.count } }
@@ -167,8 +173,9 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// Records a request and returns its route (`nil` for 404) and whether it must wait for a release.
-    func requestArrived(path: String) -> (route: Route?, hold: Bool) {
+    func requestArrived(path: String, headers: [(String, String)]) -> (route: Route?, hold: Bool) {
         let (route, ready) = state.withLock { state -> (Route?, [CheckedContinuation<Void, Never>]) in
+            state.lastHeaders[path] = headers
             let hit = state.hits[path, default: 0]
             state.hits[path] = hit + 1
             state.log.append(path)

@@ -59,20 +59,25 @@ extension ImageDownloader {
             caller.deliver(.failure(.responseError(reason: .URLSessionError(error: HTTPClientError.alreadyShutdown))))
             return false
         }
-        caller.setAttempt(attempt)
-        let joined = join(request, caller: caller)
-        guard caller.task.attach(joined.task, token: joined.token) else {
+        guard !caller.task.isCancelled else {
             // Cancelled while the request was prepared; the caller has been told already.
-            joined.task.cancel(token: joined.token)
             return false
         }
+        caller.setAttempt(attempt)
+        let joined = join(request, caller: caller)
         if joined.isNew {
             delegate?.imageDownloader(self, willDownloadImageForURL: caller.url, with: request)
         }
+        let attached = caller.task.attach(joined.task, token: joined.token)
+        if !attached {
+            // Cancelled in the instant since the check above; leave the task (it ends if no one else joined).
+            joined.task.cancel(token: joined.token)
+        }
         if joined.startNow {
+            // Even a task every caller left must go through launch, which gives its slot back.
             launch(joined.task)
         }
-        return true
+        return attached
     }
 
     /// Delivers `result` to `caller`, or retries a failure when the caller's retry strategy says so.

@@ -1,5 +1,6 @@
 public import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import AsyncHTTPClient
 
@@ -38,6 +39,10 @@ public struct NetworkRetryStrategy: RetryStrategy {
             case .connectTimeout, .ioOnClosedChannel, .eof, .outputClosed: return true
             default: return false
             }
+        }
+        if let parserError = underlying as? HTTPParserError {
+            // The connection closed before the body was complete.
+            return parserError == .invalidEOFState || parserError == .closedConnection
         }
         if let clientError = underlying as? HTTPClientError {
             return [.connectTimeout, .remoteConnectionClosed, .bodyLengthMismatch]
