@@ -15,6 +15,7 @@ func benchmarkTarget(_ name: String) -> Target {
         dependencies: [
             .product(name: "Benchmark", package: "package-benchmark"),
             .product(name: "Kingfisher", package: rootPackage),
+            .product(name: "KingfisherTestSupport", package: rootPackage),
         ],
         path: "Benchmarks/\(name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
@@ -28,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        benchmarkTarget("ImageDecoding")
+        benchmarkTarget("ImageDecoding"),
+        benchmarkTarget("Downloading"),
     ]
 )

@@ -24,6 +24,8 @@ extension SessionDataTask {
         private var nextToken: CancelToken = 0
         private(set) var received: Int64 = 0
         private(set) var expected: Int64 = -1
+        /// Whether the task ended because its callers cancelled.
+        private(set) var wasCancelled = false
 
         var isFinished: Bool {
             if case .finished = phase { return true }
@@ -60,6 +62,7 @@ extension SessionDataTask {
         }
 
         private mutating func finish() -> Stop? {
+            if !isFinished { wasCancelled = true }
             switch phase {
             case .queued:
                 phase = .finished

@@ -36,8 +36,8 @@ public final class SessionDataTask: Sendable {
         self.downloader = downloader
     }
 
-    /// Whether the task ended because every caller cancelled, or has completed.
-    public var isTaskCancelled: Bool { state.withLock { $0.isFinished && $0.callers.isEmpty } }
+    /// Whether the HTTP work was stopped because every caller cancelled.
+    public var isTaskCancelled: Bool { state.withLock { $0.wasCancelled } }
 
     /// Whether callers are still waiting for this task.
     public var containsCallbacks: Bool { state.withLock { !$0.callers.isEmpty } }

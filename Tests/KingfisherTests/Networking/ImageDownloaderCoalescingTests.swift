@@ -105,6 +105,7 @@ struct ImageDownloaderCoalescingTests {
             await delegate.finished.wait(for: 1)
             #expect(delegate.calls.withLock { $0.didFinish.map(\.failed) } == [true])
             #expect(session.containsCallbacks == false)
+            #expect(session.isTaskCancelled)
             server.release("/a.png")
             _ = try await downloader.downloadImage(with: url)
             #expect(server.hits("/a.png") == 2)

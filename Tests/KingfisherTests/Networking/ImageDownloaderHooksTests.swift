@@ -157,4 +157,39 @@ struct ImageDownloaderHooksTests {
             _ = try await downloader.downloadImage(with: server.url("/created.png"))
         }
     }
+
+    @Test func delegateCanCancelOnTheResponse() async throws {
+        try await withDownloader { server, downloader in
+            let delegate = CancellingDelegate()
+            downloader.delegate = delegate
+            server.route("/a.png", .ok(Fixtures.png()))
+            let error = await downloader.result(server.url("/a.png")).error
+            guard case .responseError(reason: .cancelledByDelegate(let response)) = error else {
+                Issue.record("expected cancelledByDelegate, got \(String(describing: error))")
+                return
+            }
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(error?.errorCode == 2006)
+        }
+    }
+
+    @Test func releasingANamedDownloaderShutsItsClientDown() async throws {
+        let server = try await TestHTTPServer.start()
+        server.route("/a.png", .ok(Fixtures.png()))
+        // A downloader dropped without shutdown() must not trip AsyncHTTPClient's "not shut down" check.
+        for _ in 0..<3 {
+            let downloader = ImageDownloader(name: "dropped")
+            _ = try await downloader.downloadImage(with: server.url("/a.png"))
+        }
+        #expect(server.hits("/a.png") == 3)
+        try await server.shutdown()
+    }
+}
+
+final class CancellingDelegate: ImageDownloaderDelegate {
+    func imageDownloader(_ downloader: ImageDownloader, didReceive response: URLResponse) async
+        -> URLSession.ResponseDisposition
+    {
+        .cancel
+    }
 }

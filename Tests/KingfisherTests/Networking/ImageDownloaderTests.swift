@@ -37,6 +37,7 @@ struct ImageDownloaderTests {
             #expect(task.cancelToken != nil)
             await collector.wait(for: 1)
             #expect((try? collector.results[0].get()) != nil)
+            #expect(task.sessionTask?.isTaskCancelled == false)
         }
     }
 
