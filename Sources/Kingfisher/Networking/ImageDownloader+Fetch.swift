@@ -91,6 +91,10 @@ extension ImageDownloader {
             next.httpMethod = "GET"
             next.httpBody = nil
         }
+        guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+            // Never follow a server to file:// or another scheme.
+            throw KingfisherError.requestError(reason: .invalidURL(request: next))
+        }
         let isLoop = chain.contains(target)
         chain.append(target)
         if isLoop || chain.count - 1 > configuration.maximumRedirects {

@@ -3,6 +3,10 @@ import Kingfisher
 import KingfisherTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Bad input and faults from a real server: every one ends in a `KingfisherError` that says what happened.
 @Suite(.timeLimit(.minutes(1)))
 struct ImageDownloaderFaultTests {
@@ -60,6 +64,18 @@ struct ImageDownloaderFaultTests {
             #expect(urls.map(\.path) == ["/a", "/b", "/a"])
             #expect(server.hits("/a") == 1)
             #expect(server.hits("/b") == 1)
+        }
+    }
+
+    @Test func redirectToAFileURLIsRefused() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/sneaky.png", .redirect(to: "file:///etc/passwd"))
+            let error = await downloader.result(server.url("/sneaky.png")).error
+            guard case .requestError(reason: .invalidURL(let request)) = error else {
+                Issue.record("expected invalidURL, got \(String(describing: error))")
+                return
+            }
+            #expect(request.url?.scheme == "file")
         }
     }
 
