@@ -10,7 +10,9 @@ public final class DownloadTask: Sendable {
         /// Not attached to an HTTP task (preparing the request or waiting to retry). `onCancel` reports the
         /// cancellation to the caller.
         case pending(onCancel: (@Sendable () -> Void)?)
-        case attached(SessionDataTask, SessionDataTask.CancelToken)
+        /// Attached to an HTTP task; `onCancel` reports the cancellation even when the HTTP task has already
+        /// handed the data over for processing.
+        case attached(SessionDataTask, SessionDataTask.CancelToken, onCancel: @Sendable () -> Void)
         case cancelled
         case finished
     }
@@ -39,8 +41,8 @@ public final class DownloadTask: Sendable {
     }
 
     /// Cancels this caller's download. Its completion handler gets a cancellation error (see
-    /// ``KingfisherError/isTaskCancelled``); other callers of the same URL are not affected. Does nothing once
-    /// the download has finished.
+    /// ``KingfisherError/isTaskCancelled``), also while the image is being processed; other callers of the same
+    /// URL are not affected. Does nothing once the result has been delivered.
     public func cancel() {
         let previous = storage.withLock { storage -> State in
             let previous = storage.state
@@ -52,17 +54,21 @@ public final class DownloadTask: Sendable {
         }
         switch previous {
         case .pending(let onCancel): onCancel?()
-        case .attached(let task, let token): task.cancel(token: token)
+        case .attached(let task, let token, let onCancel):
+            task.cancel(token: token)
+            onCancel()
         case .cancelled, .finished: break
         }
     }
 
     /// Records the HTTP task and token; `false` when cancelled already (the caller must cancel the token).
-    func attach(_ task: SessionDataTask, token: SessionDataTask.CancelToken) -> Bool {
+    func attach(
+        _ task: SessionDataTask, token: SessionDataTask.CancelToken, onCancel: @escaping @Sendable () -> Void
+    ) -> Bool {
         storage.withLock { storage in
             storage.last = (task, token)
             guard case .pending = storage.state else { return false }
-            storage.state = .attached(task, token)
+            storage.state = .attached(task, token, onCancel: onCancel)
             return true
         }
     }

@@ -68,7 +68,10 @@ extension ImageDownloader {
         if joined.isNew {
             delegate?.imageDownloader(self, willDownloadImageForURL: caller.url, with: request)
         }
-        let attached = caller.task.attach(joined.task, token: joined.token)
+        let (task, token) = (joined.task, joined.token)
+        let attached = caller.task.attach(task, token: token) {
+            caller.deliver(.failure(.requestError(reason: .taskCancelled(task: task, token: token))))
+        }
         if !attached {
             // Cancelled in the instant since the check above; leave the task (it ends if no one else joined).
             joined.task.cancel(token: joined.token)

@@ -137,6 +137,26 @@ struct ImageDownloaderCoalescingTests {
         }
     }
 
+    @Test func cancellingWhileTheImageIsProcessedIsNotLost() async throws {
+        try await withDownloader { server, downloader in
+            // Given a processor that blocks until released, so the data has arrived but no result is delivered
+            server.route("/a.png", .ok(Fixtures.png()))
+            let processor = BlockingProcessor()
+            let collector = ResultCollector()
+            let task = downloader.downloadImage(
+                with: server.url("/a.png"), options: [.processor(processor)], completionHandler: collector.handler)
+            await processor.entered.wait(for: 1)
+            // When the caller cancels during processing
+            task.cancel()
+            await collector.wait(for: 1)
+            processor.release.signal()
+            // Then it gets the cancellation at once, and only that
+            #expect(collector.results[0].error?.isTaskCancelled == true)
+            #expect(task.isCancelled)
+            #expect(collector.results.count == 1)
+        }
+    }
+
     @Test func cancellingAnAsyncCallCancelsOnlyThatCaller() async throws {
         try await withDownloader { server, downloader in
             server.route("/a.png", .init(body: Fixtures.png(), held: true))
@@ -193,5 +213,18 @@ struct GatedModifier: AsyncImageDownloadRequestModifier {
 
     var onDownloadTaskStarted: (@Sendable (DownloadTask?) -> Void)? {
         { _ in started.increment() }
+    }
+}
+
+/// Blocks its pool thread until `release` is signalled, after telling `entered`.
+struct BlockingProcessor: ImageProcessor {
+    let identifier = "com.example.blocking"
+    let entered = ResultlessCounter()
+    let release = DispatchSemaphore(value: 0)
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        entered.increment()
+        release.wait()
+        return DefaultImageProcessor.default.process(item: item, options: options)
     }
 }
