@@ -120,6 +120,8 @@ extension ImageDownloader {
         let code = Int(response.status.code)
         let valid = delegate?.isValidStatusCode(code, for: self) ?? (200..<400).contains(code)
         guard valid else {
+            // Read a small error body so the connection can be reused; a large one just closes it.
+            _ = try? await response.body.collect(upTo: 64 * 1024)
             throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: httpResponse))
         }
         let limit = configuration.maximumResponseSize
