@@ -76,8 +76,7 @@ func serve() async throws {
         server.route("/big/\(index).png", .ok(big, contentType: "image/png"))
     }
     FileHandle.standardError.write(Data("small body \(small.count) bytes, big body \(big.count) bytes\n".utf8))
-    print("PORT \(server.port)")
-    fflush(stdout)
+    FileHandle.standardOutput.write(Data("PORT \(server.port)\n".utf8))
     while readLine() != nil {}
     try await server.shutdown()
 }
@@ -109,7 +108,7 @@ func compare(base: String, rounds: Int) async throws {
     try urls.map { "url = \"\($0.absoluteString)\"\noutput = \"/dev/null\"\n" }.joined()
         .write(to: config, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: config) }
-    let curlArguments = ["curl", "-s", "--fail", "--parallel", "--parallel-max", "8", "-K", config.path]
+    let curlArguments = ["curl", "-s", "--no-progress-meter", "--fail", "--parallel", "--parallel-max", "8", "-K", config.path]
 
     func runCurl() throws {
         let process = Process()
@@ -159,16 +158,17 @@ func peakRSSMegabytes() -> Double {
     return kilobytes / 1024
 }
 
-func rss(base: String) async throws {
+func rss(base: String, decode: Bool) async throws {
     let urls = (0..<200).map { URL(string: "\(base)/big/\($0).png")! }
+    let options: KingfisherOptionsInfo = decode ? [] : [.processor(SkipDecoding())]
     let before = peakRSSMegabytes()
     let downloader = ImageDownloader(name: "rss", configuration: .init(maxConcurrentDownloads: 8))
     var bytes = 0
-    let time = try await seconds { bytes = try await downloadAll(urls, with: downloader, options: []) }
+    let time = try await seconds { bytes = try await downloadAll(urls, with: downloader, options: options) }
     try await downloader.shutdown()
     print(
         String(
-            format: "downloaded and decoded %d bodies, %.0f MB in %.2f s; peak RSS %.1f MB (%.1f MB before starting)",
+            format: "\(decode ? "decoded" : "transport only"): downloaded %d bodies, %.0f MB in %.2f s; peak RSS %.1f MB (%.1f MB before starting)",
             urls.count, Double(bytes) / 1_000_000, time, peakRSSMegabytes(), before))
 }
 
@@ -176,7 +176,7 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "serve": try await serve()
 case "compare": try await compare(base: arguments[2], rounds: Int(arguments[3]) ?? 7)
-case "rss": try await rss(base: arguments[2])
+case "rss": try await rss(base: arguments[2], decode: arguments.count < 4 || arguments[3] != "raw")
 default: print("usage: DownloadVsCurl serve | compare <base-url> <rounds> | rss <base-url>")
 }
 SWIFT
@@ -204,4 +204,5 @@ echo "== throughput, 200 x ~500 KB, concurrency 8, $ROUNDS rounds"
 "$BIN" compare "http://127.0.0.1:$PORT" "$ROUNDS"
 
 echo "== peak RSS, 200 x ~5 MB, concurrency 8 (decoding each, results dropped as they arrive)"
-"$BIN" rss "http://127.0.0.1:$PORT"
+"$BIN" rss "http://127.0.0.1:$PORT" raw
+"$BIN" rss "http://127.0.0.1:$PORT" decode

@@ -7,11 +7,15 @@ import NIOPosix
 #endif
 
 extension ImageDownloader {
-    /// Runs one HTTP task to the end: fetch, free the slot, tell the delegate, then process for each caller.
+    /// Runs one HTTP task to the end: fetch, tell the delegate, process for each caller, then free the slot.
+    ///
+    /// The slot is held while processing, so bodies waiting for a decoder count against
+    /// ``Configuration/maxConcurrentDownloads``: memory stays bounded when decoding is slower than the network.
     func run(_ task: SessionDataTask) async {
         let (outcome, response) = await fetch(task)
         let callers = task.state.withLock { $0.complete() }
-        taskEnded(task, heldSlot: true)
+        forget(task)
+        defer { taskEnded(task, heldSlot: true) }
         let error: (any Error)?
         switch outcome {
         case .failure(let failure): error = failure

@@ -79,6 +79,15 @@ extension ImageDownloader {
         }
     }
 
+    /// Stops new callers from joining `task` (its data is in; later callers need a new request).
+    func forget(_ task: SessionDataTask) {
+        scheduler.withLock { scheduler in
+            if scheduler.tasks[task.key] === task {
+                scheduler.tasks[task.key] = nil
+            }
+        }
+    }
+
     /// Forgets `task`, frees its slot if it held one, and starts queued tasks that now fit.
     func taskEnded(_ task: SessionDataTask, heldSlot: Bool) {
         let limit = configuration.maxConcurrentDownloads

@@ -61,4 +61,31 @@ struct ImageDownloaderPriorityTests {
             #expect(server.requestLog == ["/block", "/after"])
         }
     }
+
+    @Test func slotIsHeldWhileTheImageIsProcessed() async throws {
+        try await withDownloader(configuration: .init(maxConcurrentDownloads: 1)) { server, downloader in
+            // Given the only slot's body waiting in a blocked processor
+            server.route("/first.png", .ok(Fixtures.png()))
+            server.route("/second.png", .ok(Fixtures.png()))
+            let processor = BlockingProcessor()
+            let collector = ResultCollector()
+            downloader.downloadImage(
+                with: server.url("/first.png"), options: [.processor(processor)], completionHandler: collector.handler)
+            await processor.entered.wait(for: 1)
+            // When another download is asked for, it waits: bodies never pile up behind the decoder
+            let arrival = Task {
+                await server.waitForRequests("/second.png")
+                return ContinuousClock.now
+            }
+            downloader.downloadImage(with: server.url("/second.png"), completionHandler: collector.handler)
+            // No event marks "nothing happened": give a wrongly freed slot 300 ms to show itself.
+            try await Task.sleep(for: .milliseconds(300))
+            let releasedAt = ContinuousClock.now
+            #expect(server.hits("/second.png") == 0)
+            processor.release.signal()
+            #expect(await arrival.value >= releasedAt)
+            await collector.wait(for: 2)
+            #expect(server.requestLog == ["/first.png", "/second.png"])
+        }
+    }
 }
