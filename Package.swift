@@ -11,12 +11,15 @@ let package = Package(
     name: "Kingfisher",
     products: [
         .library(name: "Kingfisher", targets: ["Kingfisher"]),
+        .library(name: "KingfisherTestSupport", targets: ["KingfisherTestSupport"]),
         .executable(name: "kf", targets: ["kf"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // libvips through pkg-config, plus a header of non-variadic `cvips_*` wrappers.
@@ -32,6 +35,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A loopback HTTP server with fault switches, for the tests and for `kf demo`.
+        .target(
+            name: "KingfisherTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -42,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KingfisherTests",
-            dependencies: ["Kingfisher", "CVips"],
+            dependencies: ["Kingfisher", "CVips", "KingfisherTestSupport"],
             exclude: ["Reference"],  // images the tests read by path
             swiftSettings: strictSettings
         ),

@@ -15,6 +15,7 @@ func benchmarkTarget(_ name: String) -> Target {
         dependencies: [
             .product(name: "Benchmark", package: "package-benchmark"),
             .product(name: "Kingfisher", package: rootPackage),
+            .product(name: "KingfisherTestSupport", package: rootPackage),
         ],
         path: "Benchmarks/\(name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
@@ -29,6 +30,7 @@ let package = Package(
     ],
     targets: [
         benchmarkTarget("ImageDecoding"),
+        benchmarkTarget("Downloading"),
         benchmarkTarget("Caching"),
         // A plain timer for the side-by-side scripts, which compare against other tools' processes.
         .executableTarget(

@@ -1,6 +1,8 @@
 extension KingfisherError {
     /// Decoding, encoding or processing an image failed.
     public enum ProcessorErrorReason: Sendable {
+        /// `processor` returned `nil` for `item` although the data decodes (a custom processor failed). Code 4001.
+        case processingFailed(processor: any ImageProcessor, item: ImageProcessItem)
         /// The data was empty. Code 4002.
         case emptyImageData
         /// The data is in a format this build cannot decode (`.unknown` when no format was recognised). Code 4003.
@@ -21,6 +23,7 @@ extension KingfisherError {
 extension KingfisherError.ProcessorErrorReason {
     public var errorCode: Int {
         switch self {
+        case .processingFailed: 4001
         case .emptyImageData: 4002
         case .unsupportedImageFormat: 4003
         case .imageDecodingFailed: 4004
@@ -32,6 +35,8 @@ extension KingfisherError.ProcessorErrorReason {
 
     public var errorDescription: String {
         switch self {
+        case .processingFailed(let processor, _):
+            return "The processor \"\(processor.identifier)\" could not process the image."
         case .emptyImageData:
             return "The image data is empty (0 bytes)."
         case .unsupportedImageFormat(.unknown):

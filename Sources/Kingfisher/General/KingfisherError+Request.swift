@@ -1,14 +1,48 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
 extension KingfisherError {
-    /// Building or sending a request failed. Codes 1001...; the cases arrive with the component that raises them.
-    public enum RequestErrorReason: Sendable {}
+    /// Building or starting a request failed, or the caller cancelled it. Codes 1001...
+    public enum RequestErrorReason: Sendable {
+        /// The request modifier returned `nil`. Code 1001.
+        case emptyRequest
+        /// The request has no URL, or one the downloader cannot fetch (only `http` and `https` with a host are
+        /// accepted; `file://` URLs go through `LocalFileImageDataProvider`). Code 1002.
+        case invalidURL(request: URLRequest)
+        /// The caller cancelled the download task. `task` is the shared HTTP task the caller was attached to and
+        /// `token` the caller's token on it. Code 1003.
+        case taskCancelled(task: SessionDataTask, token: SessionDataTask.CancelToken)
+        /// The caller cancelled before its request was attached to an HTTP task (while the request modifier ran,
+        /// or between retries). Code 1005.
+        case asyncTaskContextCancelled
+    }
 }
 
 extension KingfisherError.RequestErrorReason {
     public var errorCode: Int {
-        switch self {}
+        switch self {
+        case .emptyRequest: 1001
+        case .invalidURL: 1002
+        case .taskCancelled: 1003
+        case .asyncTaskContextCancelled: 1005
+        }
     }
 
     public var errorDescription: String {
-        switch self {}
+        switch self {
+        case .emptyRequest:
+            return "The request modifier returned nil, so no request was sent."
+        case .invalidURL(let request):
+            let url = request.url?.absoluteString ?? "(no URL)"
+            return "The URL \(url) cannot be downloaded: only http and https URLs with a host are supported "
+                + "(use LocalFileImageDataProvider for file URLs)."
+        case .taskCancelled(let task, let token):
+            return "The download of \(task.originalURL.absoluteString) was cancelled by its caller (token \(token))."
+        case .asyncTaskContextCancelled:
+            return "The download was cancelled before its request was started."
+        }
     }
 }

@@ -63,8 +63,17 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case processingQueue(CallbackQueue)
     /// A file extension for disk cache files, e.g. `"png"`.
     case forcedCacheFileExtension(String?)
-    /// Priority of the download, 0...1. `0.5` by default.
+    /// Priority of the download, 0...1: when more downloads wait than the downloader runs at once, higher
+    /// priorities start first. `0.5` by default.
     case downloadPriority(Float)
+    /// The downloader to use. ``ImageDownloader/default`` by default.
+    case downloader(ImageDownloader)
+    /// Changes the request before it is sent. `nil` by default.
+    case requestModifier(any AsyncImageDownloadRequestModifier)
+    /// Decides what to do on a redirect. `nil` (follow) by default.
+    case redirectHandler(any ImageDownloadRedirectHandler)
+    /// Retries failed downloads. `nil` (no retry) by default.
+    case retryStrategy(any RetryStrategy)
 }
 
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
@@ -99,6 +108,10 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var processingQueue: CallbackQueue?
     public var forcedExtension: String?
     public var downloadPriority: Float = 0.5
+    public var downloader: ImageDownloader?
+    public var requestModifier: (any AsyncImageDownloadRequestModifier)?
+    public var redirectHandler: (any ImageDownloadRedirectHandler)?
+    public var retryStrategy: (any RetryStrategy)?
 
     public init(_ info: KingfisherOptionsInfo?) {
         for option in info ?? [] {
@@ -132,6 +145,10 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .processingQueue(let value): processingQueue = value
             case .forcedCacheFileExtension(let value): forcedExtension = value
             case .downloadPriority(let value): downloadPriority = value
+            case .downloader(let value): downloader = value
+            case .requestModifier(let value): requestModifier = value
+            case .redirectHandler(let value): redirectHandler = value
+            case .retryStrategy(let value): retryStrategy = value
             }
         }
         if originalCache == nil { originalCache = targetCache }

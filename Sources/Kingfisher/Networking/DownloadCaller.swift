@@ -1,0 +1,54 @@
+public import Foundation
+import Synchronization
+
+/// Reports how much of a download has arrived: bytes received and bytes expected (`-1` when the server did not
+/// say).
+public typealias DownloadProgressBlock = @Sendable (_ receivedSize: Int64, _ totalSize: Int64) -> Void
+
+/// One caller of ``ImageDownloader/downloadImage(with:options:progressBlock:completionHandler:)``: its options,
+/// blocks and handle. Its completion runs exactly once, whatever races between finishing and cancelling.
+final class DownloadCaller: Sendable {
+    let url: URL
+    let options: KingfisherParsedOptionsInfo
+    let progressBlock: DownloadProgressBlock?
+    let task: DownloadTask
+    private let currentAttempt = Mutex(Attempt(retriedCount: 0, userInfo: nil))
+    private let completion: Mutex<(@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?>
+
+    init(
+        url: URL, options: KingfisherParsedOptionsInfo, task: DownloadTask, progressBlock: DownloadProgressBlock?,
+        completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
+    ) {
+        self.url = url
+        self.options = options
+        self.task = task
+        self.progressBlock = progressBlock
+        self.completion = Mutex(completion ?? { _ in })
+    }
+
+    /// The try in progress.
+    var attempt: Attempt { currentAttempt.withLock { $0 } }
+
+    func setAttempt(_ attempt: Attempt) {
+        currentAttempt.withLock { $0 = attempt }
+    }
+
+    /// Whether the result was delivered already.
+    var isDelivered: Bool { completion.withLock { $0 == nil } }
+
+    /// Runs the completion handler on the options' callback queue, the first time only.
+    func deliver(_ result: Result<ImageLoadingResult, KingfisherError>) {
+        let handler = completion.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        guard let handler else { return }
+        task.markFinished()
+        options.callbackQueue.execute { handler(result) }
+    }
+
+    func reportProgress(received: Int64, expected: Int64) {
+        guard let progressBlock, !isDelivered else { return }
+        options.callbackQueue.execute { progressBlock(received, expected) }
+    }
+}

@@ -1,0 +1,32 @@
+public import Foundation
+
+extension ImageDownloader {
+    /// Downloads and processes the image at `url`; the async twin of
+    /// ``downloadImage(with:options:progressBlock:completionHandler:)-(_,KingfisherOptionsInfo?,_,_)``.
+    ///
+    /// Cancelling the calling task cancels this caller only (other callers of the same URL go on).
+    /// - Throws: a ``KingfisherError``; cancellation throws one whose ``KingfisherError/isTaskCancelled`` is `true`.
+    public func downloadImage(
+        with url: URL, options: KingfisherOptionsInfo? = nil
+    ) async throws -> ImageLoadingResult {
+        try await downloadImage(with: url, options: KingfisherParsedOptionsInfo(options))
+    }
+
+    /// As ``downloadImage(with:options:)-(_,KingfisherOptionsInfo?)``, with parsed options and an optional
+    /// progress block.
+    public func downloadImage(
+        with url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock? = nil
+    ) async throws -> ImageLoadingResult {
+        let task = DownloadTask()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let caller = DownloadCaller(
+                    url: url, options: options, task: task, progressBlock: progressBlock,
+                    completion: { continuation.resume(with: $0) })
+                startAttempt(for: caller, retriedCount: 0, userInfo: nil)
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}

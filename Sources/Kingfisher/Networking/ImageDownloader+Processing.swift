@@ -1,0 +1,126 @@
+import Foundation
+import Synchronization
+import NIOPosix
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension ImageDownloader {
+    /// Runs one HTTP task to the end: fetch, tell the delegate, process for each caller, then free the slot.
+    ///
+    /// The slot is held while processing, so bodies waiting for a decoder count against
+    /// ``Configuration/maxConcurrentDownloads``: memory stays bounded when decoding is slower than the network.
+    func run(_ task: SessionDataTask) async {
+        let (outcome, response) = await fetch(task)
+        let callers = task.state.withLock { $0.complete() }
+        forget(task)
+        defer { taskEnded(task, heldSlot: true) }
+        let error: (any Error)?
+        switch outcome {
+        case .failure(let failure): error = failure
+        case .success: error = callers.isEmpty ? CancellationError() : nil
+        }
+        delegate?.imageDownloader(self, didFinishDownloadingImageForURL: task.originalURL, with: response, error: error)
+        guard !callers.isEmpty else { return }
+        switch outcome {
+        case .failure(let failure):
+            for caller in callers { finish(caller, with: .failure(failure)) }
+        case .success(let fetched):
+            await process(fetched, of: task, for: callers)
+        }
+    }
+
+    /// Decodes and processes the data once per distinct processor and image options, then delivers.
+    private func process(_ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadCaller]) async {
+        let delegate = self.delegate
+        let modified = delegate.map { $0.imageDownloader(self, didDownload: fetched.data, with: task) } ?? fetched.data
+        guard let data = modified else {
+            for caller in callers {
+                finish(caller, with: .failure(.responseError(reason: .dataModifyingFailed(task: task))))
+            }
+            return
+        }
+        var groups: [ProcessingKey: [DownloadCaller]] = [:]
+        var order: [ProcessingKey] = []
+        for caller in callers {
+            let key = ProcessingKey(caller.options)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(caller)
+        }
+        for key in order {
+            guard let group = groups[key], let options = group.first?.options else { continue }
+            let result = await ImageProcessingPool.run(on: options.processingQueue) {
+                Self.image(from: data, options: options)
+            }
+            for caller in group {
+                switch result {
+                case .success(let image):
+                    delegate?.imageDownloader(self, didDownload: image, for: caller.url, with: fetched.response)
+                    let loaded = ImageLoadingResult(
+                        image: image, url: caller.url, originalData: data, metrics: fetched.metrics)
+                    finish(caller, with: .success(loaded))
+                case .failure(let error):
+                    finish(caller, with: .failure(error))
+                }
+            }
+        }
+    }
+
+    /// The processor's image; when it gives none, the decoder's reason (empty, not an image, corrupt...), or
+    /// `processingFailed` when the data does decode.
+    static func image(from data: Data, options: KingfisherParsedOptionsInfo) -> Result<
+        KFCrossPlatformImage, KingfisherError
+    > {
+        let processor = options.processor
+        if let image = processor.process(item: .data(data), options: options) {
+            return .success(image)
+        }
+        do {
+            _ = try KFCrossPlatformImage(decoding: data, options: options.imageCreatingOptions)
+        } catch {
+            return .failure(error)
+        }
+        return .failure(.processorError(reason: .processingFailed(processor: processor, item: .data(data))))
+    }
+}
+
+/// Callers whose images come out the same share one decode.
+private struct ProcessingKey: Hashable {
+    let processor: String
+    let scale: Double
+    let onlyFirstFrame: Bool
+    let preloadAll: Bool
+
+    init(_ options: KingfisherParsedOptionsInfo) {
+        processor = options.processor.identifier
+        scale = Double(options.scaleFactor)
+        onlyFirstFrame = options.onlyLoadFirstFrame
+        preloadAll = options.preloadAllAnimationData
+    }
+}
+
+/// Where downloaded images are decoded and processed: a pool of threads sized to the cores, so CPU-bound libvips
+/// work never holds the cooperative thread pool and at most one decode runs per core. It lives for the process.
+enum ImageProcessingPool {
+    static let shared: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        pool.start()
+        return pool
+    }()
+
+    /// Runs `body` on `queue` when the options name a dispatch queue, otherwise on the shared pool.
+    static func run<T: Sendable>(on queue: CallbackQueue?, _ body: @escaping @Sendable () -> T) async -> T {
+        if let dispatchQueue = queue?.queue {
+            return await withCheckedContinuation { continuation in
+                dispatchQueue.async { continuation.resume(returning: body()) }
+            }
+        }
+        do {
+            return try await shared.runIfActive(body)
+        } catch {
+            // The pool is never shut down; run in place rather than fail.
+            return body()
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension ImageDownloader {
+    /// The downloader's HTTP tasks: the ones callers can join, how many run, and the queue of the others.
+    struct Scheduler {
+        struct Queued {
+            var priority: Float
+            let sequence: Int
+            let task: SessionDataTask
+        }
+
+        /// Tasks callers can still join, by request.
+        var tasks: [RequestKey: SessionDataTask] = [:]
+        var running = 0
+        var queue: [Queued] = []
+        var sequence = 0
+
+        /// Removes and returns the queued task with the highest priority, first come first among equals.
+        mutating func popNext() -> SessionDataTask? {
+            guard var best = queue.indices.first else { return nil }
+            for index in queue.indices.dropFirst() {
+                let candidate = queue[index]
+                let current = queue[best]
+                if candidate.priority > current.priority
+                    || (candidate.priority == current.priority && candidate.sequence < current.sequence)
+                {
+                    best = index
+                }
+            }
+            return queue.remove(at: best).task
+        }
+    }
+
+    /// Attaches `caller` to the task for `request`, creating and queueing one if none can be joined.
+    /// - Returns: the task, the caller's token, whether the task is new, and whether it must start now.
+    func join(_ request: URLRequest, caller: DownloadCaller) -> (
+        task: SessionDataTask, token: SessionDataTask.CancelToken, isNew: Bool, startNow: Bool
+    ) {
+        let key = RequestKey(request)
+        let priority = caller.options.downloadPriority
+        let limit = configuration.maxConcurrentDownloads
+        return scheduler.withLock { scheduler in
+            if let existing = scheduler.tasks[key], let token = existing.state.withLock({ $0.add(caller) }) {
+                if let index = scheduler.queue.firstIndex(where: { $0.task === existing }) {
+                    scheduler.queue[index].priority = max(scheduler.queue[index].priority, priority)
+                }
+                return (existing, token, false, false)
+            }
+            let task = SessionDataTask(
+                originalURL: caller.url, request: request, key: key, redirectHandler: caller.options.redirectHandler,
+                downloader: self)
+            let token = task.state.withLock { $0.add(caller) } ?? 0
+            scheduler.tasks[key] = task
+            if scheduler.running < limit {
+                scheduler.running += 1
+                return (task, token, true, true)
+            }
+            scheduler.queue.append(Scheduler.Queued(priority: priority, sequence: scheduler.sequence, task: task))
+            scheduler.sequence += 1
+            return (task, token, true, false)
+        }
+    }
+
+    /// Starts fetching `task`, which holds a download slot.
+    func launch(_ task: SessionDataTask) {
+        guard task.state.withLock({ $0.begin() }) else {
+            // Every caller left between taking the slot and starting.
+            taskEnded(task, heldSlot: true)
+            return
+        }
+        let fetch = Task { await self.run(task) }
+        if !task.state.withLock({ $0.attachFetch(fetch) }) {
+            fetch.cancel()
+        }
+    }
+
+    /// Stops new callers from joining `task` (its data is in; later callers need a new request).
+    func forget(_ task: SessionDataTask) {
+        scheduler.withLock { scheduler in
+            if scheduler.tasks[task.key] === task {
+                scheduler.tasks[task.key] = nil
+            }
+        }
+    }
+
+    /// Forgets `task`, frees its slot if it held one, and starts queued tasks that now fit.
+    func taskEnded(_ task: SessionDataTask, heldSlot: Bool) {
+        let limit = configuration.maxConcurrentDownloads
+        let next = scheduler.withLock { scheduler -> [SessionDataTask] in
+            if scheduler.tasks[task.key] === task {
+                scheduler.tasks[task.key] = nil
+            }
+            if heldSlot {
+                scheduler.running -= 1
+            }
+            var next: [SessionDataTask] = []
+            while scheduler.running < limit, let queued = scheduler.popNext() {
+                scheduler.running += 1
+                next.append(queued)
+            }
+            return next
+        }
+        for queued in next { launch(queued) }
+    }
+
+    /// Every caller of a queued task cancelled: drop it from the queue and report the end of the download.
+    func sessionTaskCancelledWhileQueued(_ task: SessionDataTask) {
+        scheduler.withLock { scheduler in
+            scheduler.queue.removeAll { $0.task === task }
+            if scheduler.tasks[task.key] === task {
+                scheduler.tasks[task.key] = nil
+            }
+        }
+        delegate?.imageDownloader(
+            self, didFinishDownloadingImageForURL: task.originalURL, with: nil, error: CancellationError())
+    }
+}

@@ -1,0 +1,215 @@
+public import Foundation
+public import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A real HTTP/1.1 server on `127.0.0.1` with a port chosen by the OS, serving bytes per path with switches for
+/// the faults a downloader must survive: status codes, headers, a delay before the head, slow or chunked bodies,
+/// redirects, a connection closed mid-body, a lying `Content-Length`, and responses held until released.
+///
+/// It counts requests per path and the largest number answered at once, so tests can assert what reached the
+/// wire. It runs on NIO's shared event loop group and starts no threads of its own.
+///
+/// ```swift
+/// let server = try await TestHTTPServer.start()
+/// server.route("/a.png", .ok(pngData, contentType: "image/png"))
+/// let url = server.url("/a.png")
+/// ...
+/// try await server.shutdown()
+/// ```
+public final class TestHTTPServer: Sendable {
+    struct Waiter {
+        let path: String?
+        let count: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    struct State {
+        var routes: [String: [Route]] = [:]
+        var hits: [String: Int] = [:]
+        var lastHeaders: [String: [(String, String)]] = [:]
+        var log: [String] = []
+        var inFlight = 0
+        var maxInFlight = 0
+        var held: [String: [@Sendable () -> Void]] = [:]
+        var released: Set<String> = []
+        var waiters: [Waiter] = []
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var isShutDown = false
+    }
+
+    let state = Mutex(State())
+    private let channel: any Channel
+
+    /// The port the server listens on.
+    public let port: Int
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    /// Starts a server on `127.0.0.1` with an ephemeral port.
+    public static func start() async throws -> TestHTTPServer {
+        let box = Mutex<TestHTTPServer?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let server = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(RequestHandler(server: server))
+                    server.connectionOpened(channel)
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw ChannelError.unknownLocalAddress
+        }
+        let server = TestHTTPServer(channel: channel, port: port)
+        box.withLock { $0 = server }
+        return server
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The URL of `path` (which starts with `/`) on this server.
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Serves `route` for every request to `path` (the query string is ignored).
+    public func route(_ path: String, _ route: Route) {
+        state.withLock { $0.routes[path] = [route] }
+    }
+
+    /// Serves `routes[n]` for the n-th request to `path`, then the last one for every later request.
+    public func route(_ path: String, sequence routes: [Route]) {
+        precondition(!routes.isEmpty, "a sequence needs at least one route")
+        state.withLock { $0.routes[path] = routes }
+    }
+
+    /// Requests that reached the server for `path`.
+    public func hits(_ path: String) -> Int { state.withLock { $0.hits[path, default: 0] } }
+
+    /// The headers of the last request for `path`, in order; `nil` if none arrived.
+    public func lastRequestHeaders(_ path: String) -> [(String, String)]? {
+        state.withLock { $0.lastHeaders[path] }
+    }
+
+    /// Requests that reached the server, all paths.
+    public var totalHits: Int { state.withLock { $0.log.count } }
+
+    /// Paths in the order their requests arrived.
+    public var requestLog: [String] { state.withLock { $0.log } }
+
+    /// The largest number of requests being answered at the same time so far.
+    public var maxInFlight: Int { state.withLock { $0.maxInFlight } }
+
+    /// Requests being answered now.
+    public var inFlight: Int { state.withLock { $0.inFlight } }
+
+    /// Sends the responses held for `path` (a route with `held: true`); later requests to it are not held.
+    public func release(_ path: String) {
+        let blocks = state.withLock { state in
+            state.released.insert(path)
+            return state.held.removeValue(forKey: path) ?? []
+        }
+        for block in blocks { block() }
+    }
+
+    /// Returns once at least `count` requests for `path` (any path when `nil`) have arrived.
+    public func waitForRequests(_ path: String? = nil, count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if Self.count(of: path, in: state) >= count { return true }
+                state.waiters.append(Waiter(path: path, count: count, continuation: continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Closes the listening socket and every open connection.
+    public func shutdown() async throws {
+        let (connections, waiters) = state.withLock { state in
+            state.isShutDown = true
+            let result = (Array(state.connections.values), state.waiters)
+            state.connections = [:]
+            state.waiters = []
+            state.held = [:]
+            return result
+        }
+        for waiter in waiters { waiter.continuation.resume() }
+        for connection in connections { try? await connection.close() }
+        try await channel.close()
+    }
+
+    private static func count(of path: String?, in state: State) -> Int {
+        guard let path else { return state.log.count }
+        return state.hits[path, default: 0]
+    }
+
+    // MARK: Bookkeeping called by the handler
+
+    func connectionOpened(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let accepted = state.withLock { state in
+            guard !state.isShutDown else { return false }
+            state.connections[id] = channel
+            return true
+        }
+        guard accepted else {
+            channel.close(promise: nil)
+            return
+        }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            _ = self?.state.withLock { $0.connections.removeValue(forKey: id) }
+        }
+    }
+
+    /// Records a request and returns its route (`nil` for 404) and whether it must wait for a release.
+    func requestArrived(path: String, headers: [(String, String)]) -> (route: Route?, hold: Bool) {
+        let (route, ready) = state.withLock { state -> (Route?, [CheckedContinuation<Void, Never>]) in
+            state.lastHeaders[path] = headers
+            let hit = state.hits[path, default: 0]
+            state.hits[path] = hit + 1
+            state.log.append(path)
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting: [Waiter] = []
+            for waiter in state.waiters {
+                if Self.count(of: waiter.path, in: state) >= waiter.count {
+                    ready.append(waiter.continuation)
+                } else {
+                    waiting.append(waiter)
+                }
+            }
+            state.waiters = waiting
+            let route = state.routes[path].map { $0[min(hit, $0.count - 1)] }
+            return (route, ready)
+        }
+        for continuation in ready { continuation.resume() }
+        let hold = route?.held == true && !state.withLock { $0.released.contains(path) }
+        return (route, hold)
+    }
+
+    /// Parks `block` until ``release(_:)``; runs it at once if the path was released meanwhile.
+    func hold(path: String, _ block: @escaping @Sendable () -> Void) {
+        let parked = state.withLock { state in
+            guard !state.released.contains(path), !state.isShutDown else { return false }
+            state.held[path, default: []].append(block)
+            return true
+        }
+        if !parked { block() }
+    }
+
+    func responseEnded() {
+        state.withLock { $0.inFlight -= 1 }
+    }
+}

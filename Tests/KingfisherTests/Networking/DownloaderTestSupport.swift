@@ -1,0 +1,188 @@
+import Foundation
+import Kingfisher
+import KingfisherTestSupport
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Runs `body` with a fresh loopback server and a fresh downloader, and tears both down afterwards.
+func withDownloader<T>(
+    configuration: ImageDownloader.Configuration = .init(),
+    _ body: (TestHTTPServer, ImageDownloader) async throws -> T
+) async throws -> T {
+    let server = try await TestHTTPServer.start()
+    let downloader = ImageDownloader(name: "test", configuration: configuration)
+    do {
+        let result = try await body(server, downloader)
+        try await downloader.shutdown()
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await downloader.shutdown()
+        try? await server.shutdown()
+        throw error
+    }
+}
+
+extension ImageDownloader {
+    /// The callback API, awaited: returns the result the completion handler got.
+    func result(
+        _ url: URL, options: KingfisherOptionsInfo? = nil
+    ) async -> Result<ImageLoadingResult, KingfisherError> {
+        await withCheckedContinuation { continuation in
+            downloadImage(with: url, options: options, completionHandler: { continuation.resume(returning: $0) })
+        }
+    }
+}
+
+extension Result where Failure == KingfisherError {
+    var error: KingfisherError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// Collects completion results and lets a test wait for a number of them.
+final class ResultCollector: Sendable {
+    private struct State {
+        var results: [Result<ImageLoadingResult, KingfisherError>] = []
+        var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+
+    var handler: @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void {
+        { result in self.add(result) }
+    }
+
+    var results: [Result<ImageLoadingResult, KingfisherError>] { state.withLock { $0.results } }
+
+    private func add(_ result: Result<ImageLoadingResult, KingfisherError>) {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.results.append(result)
+            let count = state.results.count
+            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
+            state.waiters.removeAll { $0.0 <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Returns once `count` results have arrived.
+    func wait(for count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.results.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}
+
+/// A one-shot gate an async test part can wait on.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { state in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+}
+
+/// Records what an ``ImageDownloaderDelegate`` is told, with switches for its answers.
+final class RecordingDelegate: ImageDownloaderDelegate {
+    struct Calls {
+        var willDownload: [URL] = []
+        var didFinish: [(url: URL, status: Int?, failed: Bool)] = []
+        var didDownloadImage = 0
+    }
+
+    let calls = Mutex(Calls())
+    let finished = ResultlessCounter()
+    let replacementData: Data??
+    let validStatusCodes: Set<Int>?
+
+    init(replacementData: Data?? = .none, validStatusCodes: Set<Int>? = nil) {
+        self.replacementData = replacementData
+        self.validStatusCodes = validStatusCodes
+    }
+
+    func imageDownloader(_ downloader: ImageDownloader, willDownloadImageForURL url: URL, with request: URLRequest?) {
+        calls.withLock { $0.willDownload.append(url) }
+    }
+
+    func imageDownloader(
+        _ downloader: ImageDownloader, didFinishDownloadingImageForURL url: URL, with response: URLResponse?,
+        error: (any Error)?
+    ) {
+        let status = (response as? HTTPURLResponse)?.statusCode
+        calls.withLock { $0.didFinish.append((url, status, error != nil)) }
+        finished.increment()
+    }
+
+    func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, for url: URL) -> Data? {
+        switch replacementData {
+        case .none: data
+        case .some(let replacement): replacement
+        }
+    }
+
+    func imageDownloader(
+        _ downloader: ImageDownloader, didDownload image: KFCrossPlatformImage, for url: URL,
+        with response: URLResponse?
+    ) {
+        calls.withLock { $0.didDownloadImage += 1 }
+    }
+
+    func isValidStatusCode(_ code: Int, for downloader: ImageDownloader) -> Bool {
+        validStatusCodes.map { $0.contains(code) } ?? (200..<400).contains(code)
+    }
+}
+
+/// Counts events and lets a test wait for a number of them.
+final class ResultlessCounter: Sendable {
+    private let state = Mutex<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+
+    var count: Int { state.withLock { $0.count } }
+
+    func increment() {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count += 1
+            let count = state.count
+            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
+            state.waiters.removeAll { $0.0 <= count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    func wait(for count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}
