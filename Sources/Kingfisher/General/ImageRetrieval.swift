@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+
+/// One retrieval by ``KingfisherManager``: what it reads and writes, its task, and its completion, which runs
+/// exactly once whatever races between finishing and cancelling.
+///
+/// Cancellation works through the caller's ``DownloadTask``. While the manager works (cache lookups, a provider,
+/// processing an original) the task is pending with the manager's reporter; while downloading, the downloader
+/// owns it. Before any cache write the retrieval commits: from then on a cancel does nothing, and a cancel that
+/// came first stops the write.
+final class ImageRetrieval: Sendable {
+    typealias Completion = @Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void
+
+    let source: Source
+    let originalSource: Source
+    /// The caller's options; `callbackQueue` is where the completion and progress run.
+    let options: KingfisherParsedOptionsInfo
+    let targetCache: ImageCache
+    let originalCache: ImageCache
+    let downloader: ImageDownloader
+    let task: DownloadTask
+    let progressBlock: DownloadProgressBlock?
+    private let completion: Mutex<Completion?>
+
+    init(
+        source: Source, options: KingfisherParsedOptionsInfo, manager: KingfisherManager, task: DownloadTask,
+        progressBlock: DownloadProgressBlock?, completion: Completion?
+    ) {
+        self.source = source
+        self.originalSource = source
+        self.options = options
+        self.targetCache = options.targetCache ?? manager.cache
+        self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
+        self.downloader = options.downloader ?? manager.downloader
+        self.task = task
+        self.progressBlock = progressBlock
+        self.completion = Mutex(completion ?? { _ in })
+    }
+
+    /// The options for work inside the retrieval: callbacks run where the work finished.
+    var internalOptions: KingfisherParsedOptionsInfo {
+        var copy = options
+        copy.callbackQueue = .untouch
+        return copy
+    }
+
+    /// The internal options with the default processor, for the original image under the plain key.
+    var originalOptions: KingfisherParsedOptionsInfo {
+        var original = internalOptions
+        original.processor = DefaultImageProcessor.default
+        return original
+    }
+
+    /// Whether a processor other than the default is set, so an original image can differ from the result.
+    var hasCustomProcessor: Bool { !options.processor.identifier.isEmpty }
+
+    /// Runs the completion on the callback queue, the first time only.
+    func deliver(_ result: Result<RetrieveImageResult, KingfisherError>) {
+        let handler = completion.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        guard let handler else { return }
+        options.callbackQueue.execute { handler(result) }
+    }
+
+    func succeed(
+        _ image: KFCrossPlatformImage, cacheType: CacheType, metrics: NetworkMetrics? = nil,
+        data: @escaping @Sendable () -> Data?
+    ) {
+        deliver(
+            .success(
+                RetrieveImageResult(
+                    image: image, cacheType: cacheType, source: source, originalSource: originalSource, data: data,
+                    metrics: metrics)))
+    }
+
+    /// Takes the task back from the downloader (or holds it from the start) so a cancel reaches the caller.
+    /// - Returns: `false` when the task was cancelled already; the caller has then been told.
+    func holdTask() -> Bool {
+        let reportCancelled: @Sendable () -> Void = { [self] in
+            deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+        }
+        guard task.setPending(onCancel: reportCancelled) else {
+            if task.isCancelled { reportCancelled() }
+            return false
+        }
+        return true
+    }
+
+    /// Decides that the result stands. After this a cancel does nothing.
+    /// - Returns: `false` when the task was cancelled first: write nothing, deliver nothing more.
+    func commit() -> Bool {
+        task.markFinished()
+        return !task.isCancelled
+    }
+}

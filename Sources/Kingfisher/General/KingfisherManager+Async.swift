@@ -1,0 +1,45 @@
+extension KingfisherManager {
+    /// Retrieves the image of `resource`; the `async` twin of
+    /// ``retrieveImage(with:options:progressBlock:downloadTaskUpdated:completionHandler:)-(any Resource,_,_,_,_)``.
+    ///
+    /// Cancelling the calling task cancels the retrieval: it throws an error whose
+    /// ``KingfisherError/isTaskCancelled`` is `true` and writes nothing to the cache afterwards.
+    /// - Throws: a ``KingfisherError``.
+    public func retrieveImage(
+        with resource: any Resource, options: KingfisherOptionsInfo? = nil,
+        progressBlock: DownloadProgressBlock? = nil
+    ) async throws -> RetrieveImageResult {
+        try await retrieveImage(with: resource.convertToSource(), options: options, progressBlock: progressBlock)
+    }
+
+    /// Retrieves the image of `source`; the `async` twin of
+    /// ``retrieveImage(with:options:progressBlock:downloadTaskUpdated:completionHandler:)-(Source,_,_,_,_)``.
+    /// - Throws: a ``KingfisherError``.
+    public func retrieveImage(
+        with source: Source, options: KingfisherOptionsInfo? = nil, progressBlock: DownloadProgressBlock? = nil
+    ) async throws -> RetrieveImageResult {
+        try await retrieveImage(with: source, parsedOptions: parsedOptions(options), progressBlock: progressBlock)
+    }
+
+    /// The `async` retrieval with parsed options. A memory hit returns without suspending.
+    func retrieveImage(
+        with source: Source, parsedOptions options: KingfisherParsedOptionsInfo,
+        progressBlock: DownloadProgressBlock? = nil
+    ) async throws -> RetrieveImageResult {
+        if let hit = memoryHit(source, options: options) { return hit }
+        var options = options
+        options.callbackQueue = .untouch
+        let task = DownloadTask()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let retrieval = ImageRetrieval(
+                    source: source, options: options, manager: self, task: task, progressBlock: progressBlock,
+                    completion: { continuation.resume(returning: $0) })
+                Task { await retrieval.run() }
+            }
+        } onCancel: {
+            task.cancel()
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,83 @@
+extension KingfisherManager {
+    /// Retrieves the image of `resource`: from a cache, or downloaded (a file URL is read by a
+    /// ``LocalFileImageDataProvider`` instead), processed and cached.
+    ///
+    /// - Parameters:
+    ///   - resource: the URL and cache key.
+    ///   - options: added after ``defaultOptions``. Honoured here: `forceRefresh`, `fromMemoryCacheOrRefresh`,
+    ///     `onlyFromCache`, `cacheMemoryOnly`, `waitForCache`, `cacheOriginalImage`, `targetCache`,
+    ///     `originalCache`, `downloader`, `processor`, `cacheSerializer`, `callbackQueue`, `scaleFactor`,
+    ///     `processingQueue`, the expirations and every downloader option. `nil` by default.
+    ///   - progressBlock: download progress, on the callback queue. `nil` by default.
+    ///   - downloadTaskUpdated: told when another download task takes over the retrieval. `nil` by default.
+    ///   - completionHandler: called exactly once on the callback queue (`.untouch` by default), also when the
+    ///     retrieval is cancelled (with an error whose ``KingfisherError/isTaskCancelled`` is `true`).
+    /// - Returns: the task to cancel the retrieval with; `nil` when the image was in the memory cache and the
+    ///   completion handler has been called already.
+    @discardableResult
+    public func retrieveImage(
+        with resource: any Resource,
+        options: KingfisherOptionsInfo? = nil,
+        progressBlock: DownloadProgressBlock? = nil,
+        downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
+        completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?
+    ) -> DownloadTask? {
+        retrieveImage(
+            with: resource.convertToSource(), options: options, progressBlock: progressBlock,
+            downloadTaskUpdated: downloadTaskUpdated, completionHandler: completionHandler)
+    }
+
+    /// Retrieves the image of `source`: from a cache, downloaded (network) or from its provider, processed and
+    /// cached. See ``retrieveImage(with:options:progressBlock:downloadTaskUpdated:completionHandler:)-(any Resource,_,_,_,_)``.
+    ///
+    /// A provider's image is cached under the provider's ``ImageDataProvider/cacheKey``; a provider error reaches
+    /// the caller as ``KingfisherError/ImageSettingErrorReason/dataProviderError(provider:error:)``.
+    @discardableResult
+    public func retrieveImage(
+        with source: Source,
+        options: KingfisherOptionsInfo? = nil,
+        progressBlock: DownloadProgressBlock? = nil,
+        downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
+        completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?
+    ) -> DownloadTask? {
+        retrieveImage(
+            with: source, parsedOptions: parsedOptions(options), progressBlock: progressBlock,
+            downloadTaskUpdated: downloadTaskUpdated, completionHandler: completionHandler)
+    }
+
+    /// The callback retrieval with parsed options (the default options already applied).
+    @discardableResult
+    func retrieveImage(
+        with source: Source,
+        parsedOptions options: KingfisherParsedOptionsInfo,
+        progressBlock: DownloadProgressBlock? = nil,
+        downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
+        completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?
+    ) -> DownloadTask? {
+        if let hit = memoryHit(source, options: options) {
+            if let completionHandler {
+                options.callbackQueue.execute { completionHandler(.success(hit)) }
+            }
+            return nil
+        }
+        let task = DownloadTask()
+        let retrieval = ImageRetrieval(
+            source: source, options: options, manager: self, task: task, progressBlock: progressBlock,
+            completion: completionHandler)
+        Task { await retrieval.run() }
+        return task
+    }
+
+    /// Step 1 on the caller's thread: the processed image in the target's memory cache, unless `forceRefresh`.
+    func memoryHit(_ source: Source, options: KingfisherParsedOptionsInfo) -> RetrieveImageResult? {
+        guard !options.forceRefresh else { return nil }
+        let cache = options.targetCache ?? self.cache
+        guard let image = cache.retrieveImageInMemoryCache(forKey: source.cacheKey, options: options) else {
+            return nil
+        }
+        let serializer = options.cacheSerializer
+        return RetrieveImageResult(
+            image: image, cacheType: .memory, source: source, originalSource: source,
+            data: { serializer.data(with: image, original: nil) }, metrics: nil)
+    }
+}

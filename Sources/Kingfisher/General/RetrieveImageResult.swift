@@ -1,0 +1,36 @@
+public import Foundation
+
+/// A retrieved image and where it came from.
+public struct RetrieveImageResult: Sendable {
+    /// The image, processed by the options' processor.
+    public let image: KFCrossPlatformImage
+
+    /// `.memory` or `.disk` for a cache hit; `.none` when the image was downloaded, provided, or processed again
+    /// from a cached original.
+    public let cacheType: CacheType
+
+    /// The source the image was retrieved from (an alternative source when the original one failed).
+    public let source: Source
+
+    /// The source the retrieval was asked for.
+    public let originalSource: Source
+
+    /// The image's data: the downloaded or provided bytes; for a cache hit, the cache serializer's encoding of
+    /// the image (computed when called).
+    public let data: @Sendable () -> Data?
+
+    /// Timing of the download; `nil` when nothing was downloaded.
+    public let metrics: NetworkMetrics?
+
+    public init(
+        image: KFCrossPlatformImage, cacheType: CacheType, source: Source, originalSource: Source,
+        data: @escaping @Sendable () -> Data?, metrics: NetworkMetrics?
+    ) {
+        self.image = image
+        self.cacheType = cacheType
+        self.source = source
+        self.originalSource = originalSource
+        self.data = data
+        self.metrics = metrics
+    }
+}
