@@ -7,19 +7,62 @@ struct FetchedImage: Sendable {
     let metrics: NetworkMetrics?
 }
 
+/// What a cache step found.
+enum CacheStep {
+    /// Not cached: go on to the next step.
+    case miss
+    /// The retrieval was cancelled; the caller has been told.
+    case cancelled
+    /// The retrieval of this source ended here.
+    case done(Result<RetrieveImageResult, KingfisherError>)
+}
+
 extension ImageRetrieval {
-    /// The whole retrieval after the memory fast path: caches, then the network or the provider, then storing.
+    /// The whole retrieval after the memory fast path: the source, then its alternatives while they fail.
     func run() async {
-        guard holdTask() else { return }
+        var source = originalSource
+        var alternatives = options.alternativeSources ?? []
+        var failures: [PropagationError] = []
+        while true {
+            guard holdTask(), let outcome = await attempt(source) else { return }
+            switch outcome {
+            case .success(let value):
+                deliver(.success(value))
+                return
+            case .failure(let error) where error.isTaskCancelled || alternatives.isEmpty:
+                let exhausted = failures + [PropagationError(source: source, error: error)]
+                let final =
+                    failures.isEmpty || error.isTaskCancelled
+                    ? error : .imageSettingError(reason: .alternativeSourcesExhausted(exhausted))
+                deliver(.failure(final))
+                return
+            case .failure(let error):
+                failures.append(PropagationError(source: source, error: error))
+                source = alternatives.removeFirst()
+                replaceTask()
+            }
+        }
+    }
+
+    /// One source: caches, then the network or the provider, then storing. `nil` when the retrieval was
+    /// cancelled (the caller has been told).
+    private func attempt(_ source: Source) async -> Result<RetrieveImageResult, KingfisherError>? {
         let key = source.cacheKey
         if !options.forceRefresh {
-            if await serveFromTargetCache(key: key) { return }
-            if await serveFromOriginalCache(key: key) { return }
+            guard !task.isCancelled else { return nil }
+            switch await fromTargetCache(source) {
+            case .miss: break
+            case .cancelled: return nil
+            case .done(let outcome): return outcome
+            }
+            switch await fromOriginalCache(source) {
+            case .miss: break
+            case .cancelled: return nil
+            case .done(let outcome): return outcome
+            }
         }
         if options.onlyFromCache {
-            guard commit() else { return }
-            deliver(.failure(.cacheError(reason: .imageNotExisting(key: key))))
-            return
+            return .failure(.cacheError(reason: .imageNotExisting(key: key)))
         }
         let fetched: Result<FetchedImage, KingfisherError>
         switch source {
@@ -28,37 +71,39 @@ extension ImageRetrieval {
         }
         switch fetched {
         case .failure(let error):
-            deliver(.failure(error))
+            return .failure(error)
         case .success(let value):
-            guard commit() else { return }
+            guard commit() else { return nil }
             await store(value.image, original: value.originalData, key: key)
             let data = value.originalData
-            succeed(value.image, cacheType: .none, metrics: value.metrics, data: { data })
+            return .success(result(value.image, from: source, cacheType: .none, metrics: value.metrics) { data })
         }
     }
 
-    /// Steps 1 and 2: memory, then disk, under `key@processor`. `true` when the retrieval ended here.
-    /// A disk read that fails counts as a miss.
-    private func serveFromTargetCache(key: String) async -> Bool {
-        guard !task.isCancelled else { return true }
-        guard let cached = try? await targetCache.retrieveImage(forKey: key, options: internalOptions),
+    /// Steps 1 and 2: memory, then disk, under `key@processor`. A disk read that fails counts as a miss.
+    private func fromTargetCache(_ source: Source) async -> CacheStep {
+        guard let cached = try? await targetCache.retrieveImage(forKey: source.cacheKey, options: internalOptions),
             let image = cached.image
-        else { return false }
-        guard commit() else { return true }
+        else { return .miss }
+        guard commit() else { return .cancelled }
         let serializer = options.cacheSerializer
-        succeed(image, cacheType: cached.cacheType, data: { serializer.data(with: image, original: nil) })
-        return true
+        return .done(
+            .success(
+                result(image, from: source, cacheType: cached.cacheType) {
+                    serializer.data(with: image, original: nil)
+                }))
     }
 
     /// Step 3: for a processor other than the default, the original image under the plain key in the original
-    /// cache, processed again and stored in the target cache. `true` when the retrieval ended here.
-    private func serveFromOriginalCache(key: String) async -> Bool {
+    /// cache, processed again and stored in the target cache.
+    private func fromOriginalCache(_ source: Source) async -> CacheStep {
+        let key = source.cacheKey
         guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !task.isCancelled,
             originalCache.isCached(forKey: key, forcedExtension: options.forcedExtension),
             let cached = try? await originalCache.retrieveImage(forKey: key, options: originalOptions),
             let original = cached.image
-        else { return false }
-        guard !task.isCancelled else { return true }
+        else { return .miss }
+        guard !task.isCancelled else { return .cancelled }
         let processor = options.processor
         let processingOptions = internalOptions
         let processed = await ImageProcessingPool.run(on: options.processingQueue) {
@@ -67,15 +112,16 @@ extension ImageRetrieval {
         guard let processed else {
             let reason = KingfisherError.ProcessorErrorReason.processingFailed(
                 processor: processor, item: .image(original))
-            guard commit() else { return true }
-            deliver(.failure(.processorError(reason: reason)))
-            return true
+            return .done(.failure(.processorError(reason: reason)))
         }
-        guard commit() else { return true }
+        guard commit() else { return .cancelled }
         await store(processed, original: nil, key: key, storingOriginal: false)
         let serializer = options.cacheSerializer
-        succeed(processed, cacheType: .none, data: { serializer.data(with: processed, original: nil) })
-        return true
+        return .done(
+            .success(
+                result(processed, from: source, cacheType: .none) {
+                    serializer.data(with: processed, original: nil)
+                }))
     }
 
     /// Step 4 for a network source: the downloader fetches, decodes and processes; it owns the task meanwhile.

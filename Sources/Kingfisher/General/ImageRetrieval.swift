@@ -8,33 +8,47 @@ import Synchronization
 /// processing an original) the task is pending with the manager's reporter; while downloading, the downloader
 /// owns it. Before any cache write the retrieval commits: from then on a cancel does nothing, and a cancel that
 /// came first stops the write.
+///
+/// When the source fails and `.alternativeSources` has more, each alternative gets a new task, handed to
+/// `downloadTaskUpdated` (as Kingfisher does); cancel that one to cancel the rest of the retrieval.
 final class ImageRetrieval: Sendable {
     typealias Completion = @Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void
 
-    let source: Source
     let originalSource: Source
     /// The caller's options; `callbackQueue` is where the completion and progress run.
     let options: KingfisherParsedOptionsInfo
     let targetCache: ImageCache
     let originalCache: ImageCache
     let downloader: ImageDownloader
-    let task: DownloadTask
     let progressBlock: DownloadProgressBlock?
+    let downloadTaskUpdated: DownloadTaskUpdatedBlock?
+    private let currentTask: Mutex<DownloadTask>
     private let completion: Mutex<Completion?>
 
     init(
         source: Source, options: KingfisherParsedOptionsInfo, manager: KingfisherManager, task: DownloadTask,
-        progressBlock: DownloadProgressBlock?, completion: Completion?
+        progressBlock: DownloadProgressBlock?, downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
+        completion: Completion?
     ) {
-        self.source = source
         self.originalSource = source
         self.options = options
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
-        self.task = task
+        self.currentTask = Mutex(task)
         self.progressBlock = progressBlock
+        self.downloadTaskUpdated = downloadTaskUpdated
         self.completion = Mutex(completion ?? { _ in })
+    }
+
+    /// The task the caller cancels the retrieval with: the first one, or the latest alternative's.
+    var task: DownloadTask { currentTask.withLock { $0 } }
+
+    /// Gives the retrieval a new task for the next alternative source and tells the caller.
+    func replaceTask() {
+        let task = DownloadTask()
+        currentTask.withLock { $0 = task }
+        downloadTaskUpdated?(task)
     }
 
     /// The options for work inside the retrieval: callbacks run where the work finished.
@@ -64,15 +78,13 @@ final class ImageRetrieval: Sendable {
         options.callbackQueue.execute { handler(result) }
     }
 
-    func succeed(
-        _ image: KFCrossPlatformImage, cacheType: CacheType, metrics: NetworkMetrics? = nil,
+    func result(
+        _ image: KFCrossPlatformImage, from source: Source, cacheType: CacheType, metrics: NetworkMetrics? = nil,
         data: @escaping @Sendable () -> Data?
-    ) {
-        deliver(
-            .success(
-                RetrieveImageResult(
-                    image: image, cacheType: cacheType, source: source, originalSource: originalSource, data: data,
-                    metrics: metrics)))
+    ) -> RetrieveImageResult {
+        RetrieveImageResult(
+            image: image, cacheType: cacheType, source: source, originalSource: originalSource, data: data,
+            metrics: metrics)
     }
 
     /// Takes the task back from the downloader (or holds it from the start) so a cancel reaches the caller.
@@ -81,6 +93,7 @@ final class ImageRetrieval: Sendable {
         let reportCancelled: @Sendable () -> Void = { [self] in
             deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
         }
+        let task = self.task
         guard task.setPending(onCancel: reportCancelled) else {
             if task.isCancelled { reportCancelled() }
             return false
@@ -91,6 +104,7 @@ final class ImageRetrieval: Sendable {
     /// Decides that the result stands. After this a cancel does nothing.
     /// - Returns: `false` when the task was cancelled first: write nothing, deliver nothing more.
     func commit() -> Bool {
+        let task = self.task
         task.markFinished()
         return !task.isCancelled
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension KingfisherError {
     /// Getting an image to its target, or the data for it from a provider, failed. Codes 5001...
     public enum ImageSettingErrorReason: Sendable {
@@ -5,6 +7,9 @@ extension KingfisherError {
         case emptySource
         /// An ``ImageDataProvider`` failed; `error` is what it reported. Code 5003.
         case dataProviderError(provider: any ImageDataProvider, error: any Error)
+        /// The source and every one of `.alternativeSources` failed; the errors are in the order the sources were
+        /// tried. Code 5004.
+        case alternativeSourcesExhausted([PropagationError])
     }
 }
 
@@ -13,6 +18,7 @@ extension KingfisherError.ImageSettingErrorReason {
         switch self {
         case .emptySource: 5001
         case .dataProviderError: 5003
+        case .alternativeSourcesExhausted: 5004
         }
     }
 
@@ -22,6 +28,10 @@ extension KingfisherError.ImageSettingErrorReason {
             "There is no source to load an image from."
         case .dataProviderError(let provider, let error):
             "The data provider for key \"\(provider.cacheKey)\" failed: \(error)"
+        case .alternativeSourcesExhausted(let errors):
+            "The image and all its alternative sources failed: "
+                + errors.map { "\($0.source.url?.absoluteString ?? $0.source.cacheKey): \($0.error)" }
+                .joined(separator: "; ")
         }
     }
 }

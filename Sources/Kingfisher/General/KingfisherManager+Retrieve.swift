@@ -63,7 +63,7 @@ extension KingfisherManager {
         let task = DownloadTask()
         let retrieval = ImageRetrieval(
             source: source, options: options, manager: self, task: task, progressBlock: progressBlock,
-            completion: completionHandler)
+            downloadTaskUpdated: downloadTaskUpdated, completion: completionHandler)
         Task { await retrieval.run() }
         return task
     }

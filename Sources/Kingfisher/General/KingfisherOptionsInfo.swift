@@ -74,6 +74,11 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case redirectHandler(any ImageDownloadRedirectHandler)
     /// Retries failed downloads. `nil` (no retry) by default.
     case retryStrategy(any RetryStrategy)
+    /// Sources tried in order when the source asked for fails (after its retries): each one goes through the
+    /// caches and then the network or its provider. When all fail, the error is
+    /// ``KingfisherError/ImageSettingErrorReason/alternativeSourcesExhausted(_:)`` with every error. A
+    /// cancellation is never passed on to the next source. `nil` by default.
+    case alternativeSources([Source])
 }
 
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
@@ -112,6 +117,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var requestModifier: (any AsyncImageDownloadRequestModifier)?
     public var redirectHandler: (any ImageDownloadRedirectHandler)?
     public var retryStrategy: (any RetryStrategy)?
+    public var alternativeSources: [Source]?
 
     public init(_ info: KingfisherOptionsInfo?) {
         for option in info ?? [] {
@@ -149,6 +155,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .requestModifier(let value): requestModifier = value
             case .redirectHandler(let value): redirectHandler = value
             case .retryStrategy(let value): retryStrategy = value
+            case .alternativeSources(let value): alternativeSources = value
             }
         }
         if originalCache == nil { originalCache = targetCache }
