@@ -38,5 +38,14 @@ let package = Package(
             dependencies: [.product(name: "Kingfisher", package: rootPackage)],
             path: "Sources/DownsampleTimer"
         ),
+        // Server and client for download-vs-curl.sh.
+        .executableTarget(
+            name: "DownloadVsCurl",
+            dependencies: [
+                .product(name: "Kingfisher", package: rootPackage),
+                .product(name: "KingfisherTestSupport", package: rootPackage),
+            ],
+            path: "Sources/DownloadVsCurl"
+        ),
     ]
 )
