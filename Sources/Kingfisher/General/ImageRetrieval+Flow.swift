@@ -80,28 +80,51 @@ extension ImageRetrieval {
         }
     }
 
-    /// Steps 1 and 2: memory, then disk, under `key@processor`. A disk read that fails counts as a miss.
+    /// Steps 1 and 2: memory, then disk, under `key@processor`. A disk read that fails counts as a miss. A disk
+    /// hit goes to memory only once the retrieval has committed (nothing is written after a cancel).
     private func fromTargetCache(_ source: Source) async -> CacheStep {
-        guard let cached = try? await targetCache.retrieveImage(forKey: source.cacheKey, options: internalOptions),
-            let image = cached.image
-        else { return .miss }
+        let options = internalOptions
+        guard let (image, cacheType) = await lookUp(source.cacheKey, in: targetCache, options: options) else {
+            return .miss
+        }
         guard commit() else { return .cancelled }
+        if cacheType == .disk {
+            let computed = ImageCache.computedKey(
+                forKey: source.cacheKey, processorIdentifier: options.processor.identifier)
+            targetCache.memoryStorage.store(value: image, forKey: computed, expiration: options.memoryCacheExpiration)
+        }
         let serializer = options.cacheSerializer
         return .done(
             .success(
-                result(image, from: source, cacheType: cached.cacheType) {
+                result(image, from: source, cacheType: cacheType) {
                     serializer.data(with: image, original: nil)
                 }))
     }
 
+    /// The image in `cache`'s memory, or (unless `fromMemoryCacheOrRefresh`) decoded from its disk, without
+    /// writing anything; `nil` on a miss, a failed read, or a cancel before the disk read.
+    private func lookUp(
+        _ key: String, in cache: ImageCache, options: KingfisherParsedOptionsInfo
+    ) async -> (KFCrossPlatformImage, CacheType)? {
+        if let image = cache.retrieveImageInMemoryCache(forKey: key, options: options) { return (image, .memory) }
+        guard !options.fromMemoryCacheOrRefresh, !task.isCancelled else { return nil }
+        let read = await withCheckedContinuation { continuation in
+            cache.retrieveImageInDiskCache(forKey: key, options: options) { continuation.resume(returning: $0) }
+        }
+        guard case .success(let image?) = read else { return nil }
+        return (image, .disk)
+    }
+
     /// Step 3: for a processor other than the default, the original image under the plain key in the original
     /// cache, processed again and stored in the target cache.
+    ///
+    /// - Note: Unlike Kingfisher, an original read from disk is not put in the memory cache: it is usually the
+    ///   large image the processor exists to avoid keeping.
     private func fromOriginalCache(_ source: Source) async -> CacheStep {
         let key = source.cacheKey
         guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !task.isCancelled,
             originalCache.isCached(forKey: key, forcedExtension: options.forcedExtension),
-            let cached = try? await originalCache.retrieveImage(forKey: key, options: originalOptions),
-            let original = cached.image
+            let (original, _) = await lookUp(key, in: originalCache, options: originalOptions)
         else { return .miss }
         guard !task.isCancelled else { return .cancelled }
         let processor = options.processor

@@ -1,6 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
+import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))
@@ -125,6 +126,20 @@ struct KingfisherManagerTests {
                 ) { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key) == 42) }
             }
             #expect(onQueue)
+        }
+    }
+
+    @Test func progressIsReportedForDownloads() async throws {
+        try await withManager { f in
+            let png = Fixtures.png(width: 64, height: 64)
+            f.server.route("/a.png", TestHTTPServer.Route(body: png, chunkSize: 256))
+            let received = Mutex<[Int64]>([])
+            _ = try await f.manager.retrieveImage(with: f.server.url("/a.png")) { done, _ in
+                received.withLock { $0.append(done) }
+            }
+            let reports = received.withLock { $0 }
+            #expect(!reports.isEmpty)
+            #expect(reports.max() == Int64(png.count))
         }
     }
 }
