@@ -10,7 +10,9 @@ import Synchronization
 /// came first stops the write.
 ///
 /// When the source fails and `.alternativeSources` has more, each alternative gets a new task, handed to
-/// `downloadTaskUpdated` (as Kingfisher does); cancel that one to cancel the rest of the retrieval.
+/// `downloadTaskUpdated` (as Kingfisher does); cancel that one to cancel the rest of the retrieval. An earlier
+/// task that is still pending (its source failed in the manager: a cache-only miss, a provider) cancels the
+/// retrieval too; one the downloader finished does not (as in Kingfisher).
 final class ImageRetrieval: Sendable {
     typealias Completion = @Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void
 
@@ -90,10 +92,13 @@ final class ImageRetrieval: Sendable {
     /// Takes the task back from the downloader (or holds it from the start) so a cancel reaches the caller.
     /// - Returns: `false` when the task was cancelled already; the caller has then been told.
     func holdTask() -> Bool {
+        let task = self.task
         let reportCancelled: @Sendable () -> Void = { [self] in
             deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+            // An earlier source's task was cancelled: stop the alternative that runs now too.
+            let current = self.task
+            if current !== task { current.cancel() }
         }
-        let task = self.task
         guard task.setPending(onCancel: reportCancelled) else {
             if task.isCancelled { reportCancelled() }
             return false
@@ -106,6 +111,10 @@ final class ImageRetrieval: Sendable {
     func commit() -> Bool {
         let task = self.task
         task.markFinished()
-        return !task.isCancelled
+        // The completion is gone when a cancel reached the caller, also through an earlier source's task.
+        return !task.isCancelled && !isDelivered
     }
+
+    /// Whether the completion has run (or been scheduled) already.
+    var isDelivered: Bool { completion.withLock { $0 == nil } }
 }

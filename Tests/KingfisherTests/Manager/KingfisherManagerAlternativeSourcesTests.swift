@@ -122,4 +122,30 @@ struct KingfisherManagerAlternativeSourcesTests {
             #expect(!f.cache.isCached(forKey: f.server.url("/held.png").cacheKey))
         }
     }
+
+    @Test func cancellingTheFirstTaskAfterAProviderFailedStopsTheAlternative() async throws {
+        try await withManager { f in
+            f.server.route("/held.png", TestHTTPServer.Route(body: Fixtures.png(), held: true))
+            let updated = Mutex<[DownloadTask?]>([])
+            let collector = RetrievalCollector()
+            // Given a failing provider whose alternative is downloading
+            let first = f.manager.retrieveImage(
+                with: .provider(FailingProvider(cacheKey: "failing")),
+                options: [.alternativeSources([.network(f.server.url("/held.png"))]), .waitForCache],
+                downloadTaskUpdated: { task in updated.withLock { $0.append(task) } },
+                completionHandler: collector.handler)
+            await f.server.waitForRequests("/held.png")
+            // When the task the caller got first is cancelled
+            first?.cancel()
+            await collector.wait(for: 1)
+            f.server.release("/held.png")
+            // Then the retrieval ends with one cancellation, and the alternative's download is cancelled too
+            #expect(collector.results[0].failure?.isTaskCancelled == true)
+            let alternativeTask = try #require(updated.withLock { $0.first } ?? nil)
+            #expect(alternativeTask.isCancelled)
+            let later = try await f.manager.retrieveImage(with: f.server.url("/held.png"), options: [.waitForCache])
+            #expect(later.cacheType == .none)
+            #expect(collector.results.count == 1)
+        }
+    }
 }
