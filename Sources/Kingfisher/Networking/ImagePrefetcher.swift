@@ -1,0 +1,217 @@
+public import Foundation
+import Synchronization
+
+/// Reports a prefetch so far: sources skipped because they were cached, sources that failed, sources loaded.
+public typealias PrefetcherSourceProgressBlock =
+    @Sendable (_ skippedSources: [Source], _ failedSources: [Source], _ completedSources: [Source]) -> Void
+
+/// Reports the end of a prefetch: skipped, failed and loaded sources.
+public typealias PrefetcherSourceCompletionHandler =
+    @Sendable (_ skippedSources: [Source], _ failedSources: [Source], _ completedSources: [Source]) -> Void
+
+/// ``PrefetcherSourceProgressBlock`` for resources.
+public typealias PrefetcherProgressBlock =
+    @Sendable (
+        _ skippedResources: [any Resource], _ failedResources: [any Resource], _ completedResources: [any Resource]
+    ) -> Void
+
+/// ``PrefetcherSourceCompletionHandler`` for resources.
+public typealias PrefetcherCompletionHandler =
+    @Sendable (
+        _ skippedResources: [any Resource], _ failedResources: [any Resource], _ completedResources: [any Resource]
+    ) -> Void
+
+/// Loads images into the cache ahead of use, a few at a time.
+///
+/// ```swift
+/// let prefetcher = ImagePrefetcher(urls: urls, options: [.processor(DownsamplingImageProcessor(size: thumb))]) {
+///     skipped, failed, completed in print("\(completed.count) loaded, \(failed.count) failed")
+/// }
+/// prefetcher.start()
+/// ```
+///
+/// A source already cached under the options' processor is skipped without decoding (with
+/// `.alsoPrefetchToMemory`, one on disk is read into memory). Each other source goes through
+/// ``KingfisherManager``, so the options (processor, retry strategy, `waitForCache`...) apply as there.
+/// The blocks run on the options' callback queue (`.untouch` by default, Kingfisher: the main queue).
+public final class ImagePrefetcher: Sendable {
+    private struct State {
+        var maxConcurrentDownloads = 5
+        var next = 0
+        var running: Set<Int> = []
+        var tasks: [Int: DownloadTask] = [:]
+        var skipped: [Source] = []
+        var failed: [Source] = []
+        var completed: [Source] = []
+        var started = false
+        var stopped = false
+        var finished = false
+    }
+
+    private enum Outcome {
+        case skipped, failed, completed
+    }
+
+    private typealias Snapshot = (skipped: [Source], failed: [Source], completed: [Source])
+
+    private let sources: [Source]
+    private let options: KingfisherParsedOptionsInfo
+    private let manager: KingfisherManager
+    private let progressBlock: PrefetcherSourceProgressBlock?
+    private let completionHandler: PrefetcherSourceCompletionHandler?
+    private let state = Mutex(State())
+
+    /// A prefetcher for `sources`.
+    /// - Parameters:
+    ///   - options: added after the manager's default options. `nil` by default.
+    ///   - manager: the manager that retrieves; ``KingfisherManager/shared`` by default (ours).
+    public init(
+        sources: [Source], options: KingfisherOptionsInfo? = nil,
+        progressBlock: PrefetcherSourceProgressBlock? = nil,
+        completionHandler: PrefetcherSourceCompletionHandler? = nil, manager: KingfisherManager = .shared
+    ) {
+        self.sources = sources
+        self.manager = manager
+        self.options = manager.parsedOptions(options)
+        self.progressBlock = progressBlock
+        self.completionHandler = completionHandler
+    }
+
+    /// A prefetcher for `resources` (file URLs are read from disk). The blocks list the resources.
+    public convenience init(
+        resources: [any Resource], options: KingfisherOptionsInfo? = nil,
+        progressBlock: PrefetcherProgressBlock? = nil, completionHandler: PrefetcherCompletionHandler? = nil,
+        manager: KingfisherManager = .shared
+    ) {
+        // A file URL's source is a provider; it is listed again as the file URL's resource.
+        let resourcesOf: @Sendable ([Source]) -> [any Resource] = { sources in
+            sources.compactMap { source -> (any Resource)? in
+                source.asResource ?? source.url.map { KF.ImageResource(downloadURL: $0, cacheKey: source.cacheKey) }
+            }
+        }
+        var sourceProgress: PrefetcherSourceProgressBlock?
+        if let progressBlock {
+            sourceProgress = { progressBlock(resourcesOf($0), resourcesOf($1), resourcesOf($2)) }
+        }
+        var sourceCompletion: PrefetcherSourceCompletionHandler?
+        if let completionHandler {
+            sourceCompletion = { completionHandler(resourcesOf($0), resourcesOf($1), resourcesOf($2)) }
+        }
+        self.init(
+            sources: resources.map { $0.convertToSource() }, options: options, progressBlock: sourceProgress,
+            completionHandler: sourceCompletion, manager: manager)
+    }
+
+    /// A prefetcher for `urls`.
+    public convenience init(
+        urls: [URL], options: KingfisherOptionsInfo? = nil, progressBlock: PrefetcherProgressBlock? = nil,
+        completionHandler: PrefetcherCompletionHandler? = nil, manager: KingfisherManager = .shared
+    ) {
+        self.init(
+            resources: urls, options: options, progressBlock: progressBlock, completionHandler: completionHandler,
+            manager: manager)
+    }
+
+    /// How many sources load at the same time. `5` by default; set it before ``start()``.
+    public var maxConcurrentDownloads: Int {
+        get { state.withLock { $0.maxConcurrentDownloads } }
+        set { state.withLock { $0.maxConcurrentDownloads = max(1, newValue) } }
+    }
+
+    /// Starts prefetching; later calls do nothing.
+    public func start() {
+        let (batch, done) = state.withLock { state -> ([Int], Snapshot?) in
+            guard !state.started, !state.stopped else { return ([], nil) }
+            state.started = true
+            if sources.isEmpty {
+                state.finished = true
+                return ([], ([], [], []))
+            }
+            return (Self.takeNext(&state, count: state.maxConcurrentDownloads, total: sources.count), nil)
+        }
+        if let done { report(done, finished: true) }
+        for index in batch { begin(index) }
+    }
+
+    /// Cancels the loads in flight and starts no more; the completion handler then runs once with what
+    /// finished (cancelled loads count as failed).
+    public func stop() {
+        let (tasks, done) = state.withLock { state -> ([DownloadTask], Snapshot?) in
+            guard !state.stopped, !state.finished else { return ([], nil) }
+            state.stopped = true
+            guard state.running.isEmpty else { return (Array(state.tasks.values), nil) }
+            state.finished = true
+            return ([], (state.skipped, state.failed, state.completed))
+        }
+        for task in tasks { task.cancel() }
+        if let done { report(done, finished: true) }
+    }
+
+    private static func takeNext(_ state: inout State, count: Int, total: Int) -> [Int] {
+        var batch: [Int] = []
+        while batch.count < count, state.next < total {
+            batch.append(state.next)
+            state.running.insert(state.next)
+            state.next += 1
+        }
+        return batch
+    }
+
+    private func begin(_ index: Int) {
+        let source = sources[index]
+        let cache = options.targetCache ?? manager.cache
+        let cached = cache.imageCachedType(
+            forKey: source.cacheKey, processorIdentifier: options.processor.identifier,
+            forcedExtension: options.forcedExtension)
+        var internalOptions = options
+        internalOptions.callbackQueue = .untouch
+        switch cached {
+        case .memory:
+            finish(index, .skipped)
+        case .disk where internalOptions.alsoPrefetchToMemory:
+            cache.retrieveImage(forKey: source.cacheKey, options: internalOptions) { _ in self.finish(index, .skipped) }
+        case .disk:
+            finish(index, .skipped)
+        case .none:
+            let task = manager.retrieveImage(with: source, parsedOptions: internalOptions) { result in
+                self.finish(index, (try? result.get()) == nil ? .failed : .completed)
+            }
+            guard let task else { return }
+            let cancelNow = state.withLock { state -> Bool in
+                guard state.running.contains(index) else { return false }
+                state.tasks[index] = task
+                return state.stopped
+            }
+            if cancelNow { task.cancel() }
+        }
+    }
+
+    private func finish(_ index: Int, _ outcome: Outcome) {
+        let (batch, snapshot, finished) = state.withLock { state -> ([Int], Snapshot?, Bool) in
+            guard state.running.remove(index) != nil else { return ([], nil, false) }
+            state.tasks[index] = nil
+            switch outcome {
+            case .skipped: state.skipped.append(sources[index])
+            case .failed: state.failed.append(sources[index])
+            case .completed: state.completed.append(sources[index])
+            }
+            let batch = state.stopped ? [] : Self.takeNext(&state, count: 1, total: sources.count)
+            let done = state.running.isEmpty && (state.stopped || state.next == sources.count) && !state.finished
+            if done { state.finished = true }
+            return (batch, (state.skipped, state.failed, state.completed), done)
+        }
+        guard let snapshot else { return }
+        report(snapshot, finished: finished)
+        for next in batch { begin(next) }
+    }
+
+    private func report(_ snapshot: Snapshot, finished: Bool) {
+        let queue = options.callbackQueue
+        if let progressBlock, !snapshot.skipped.isEmpty || !snapshot.failed.isEmpty || !snapshot.completed.isEmpty {
+            queue.execute { progressBlock(snapshot.skipped, snapshot.failed, snapshot.completed) }
+        }
+        if finished, let completionHandler {
+            queue.execute { completionHandler(snapshot.skipped, snapshot.failed, snapshot.completed) }
+        }
+    }
+}

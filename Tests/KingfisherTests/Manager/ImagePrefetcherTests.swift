@@ -1,0 +1,163 @@
+import Foundation
+import Kingfisher
+import KingfisherTestSupport
+import Synchronization
+import Testing
+
+/// Waits for a prefetcher's completion and records every progress report.
+final class PrefetchRecorder: Sendable {
+    typealias Lists = (skipped: [Source], failed: [Source], completed: [Source])
+    private let state = Mutex<(progress: [Lists], completions: [Lists])>(([], []))
+    private let done = ResultlessCounter()
+
+    var progress: PrefetcherSourceProgressBlock {
+        { skipped, failed, completed in self.state.withLock { $0.progress.append((skipped, failed, completed)) } }
+    }
+
+    var completion: PrefetcherSourceCompletionHandler {
+        { skipped, failed, completed in
+            self.state.withLock { $0.completions.append((skipped, failed, completed)) }
+            self.done.increment()
+        }
+    }
+
+    var progressReports: [Lists] { state.withLock { $0.progress } }
+    var completions: [Lists] { state.withLock { $0.completions } }
+
+    func waitForCompletion() async { await done.wait(for: 1) }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePrefetcherTests {
+    @Test func prefetchesIntoTheCacheAndReportsEachSource() async throws {
+        try await withManager { f in
+            // Given three images, one missing on the server
+            f.server.route("/a.png", .ok(Fixtures.png()))
+            f.server.route("/b.png", .ok(Fixtures.png()))
+            f.server.route("/missing.png", .status(404))
+            let urls = ["/a.png", "/b.png", "/missing.png"].map { f.server.url($0) }
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                sources: urls.map { .network($0) }, options: [.waitForCache], progressBlock: recorder.progress,
+                completionHandler: recorder.completion, manager: f.manager)
+            // When they are prefetched
+            prefetcher.start()
+            await recorder.waitForCompletion()
+            // Then two are cached on disk, one failed, and progress was reported after each
+            let final = try #require(recorder.completions.first)
+            #expect(Set(final.completed.compactMap(\.url)) == Set(urls.prefix(2)))
+            #expect(final.failed.compactMap(\.url) == [urls[2]])
+            #expect(final.skipped.isEmpty)
+            #expect(recorder.progressReports.count == 3)
+            #expect(f.cache.diskStorage.isCached(forKey: urls[0].cacheKey))
+            #expect(f.cache.diskStorage.isCached(forKey: urls[1].cacheKey))
+            #expect(recorder.completions.count == 1)
+        }
+    }
+
+    @Test func cachedSourcesAreSkippedWithoutLoading() async throws {
+        try await withManager { f in
+            f.server.route("/a.png", .ok(Fixtures.png()))
+            f.server.route("/b.png", .ok(Fixtures.png()))
+            let a = f.server.url("/a.png")
+            let b = f.server.url("/b.png")
+            _ = try await f.manager.retrieveImage(with: a, options: [.waitForCache])
+            _ = try await f.manager.retrieveImage(with: b, options: [.waitForCache])
+            f.cache.memoryStorage.remove(forKey: b.cacheKey)
+            // Given one image in memory and one on disk only
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                resources: [a, b],
+                completionHandler: { skipped, failed, completed in
+                    recorder.completion(
+                        skipped.map { $0.convertToSource() }, [], completed.map { $0.convertToSource() })
+                }, manager: f.manager)
+            prefetcher.start()
+            await recorder.waitForCompletion()
+            // Then both are skipped, nothing is downloaded, and the disk one stays out of memory
+            let final = try #require(recorder.completions.first)
+            #expect(final.skipped.count == 2)
+            #expect(final.completed.isEmpty)
+            #expect(f.server.hits("/a.png") == 1)
+            #expect(f.server.hits("/b.png") == 1)
+            #expect(f.cache.imageCachedType(forKey: b.cacheKey) == .disk)
+        }
+    }
+
+    @Test func alsoPrefetchToMemoryReadsDiskHitsIntoMemory() async throws {
+        try await withManager { f in
+            f.server.route("/a.png", .ok(Fixtures.png()))
+            let a = f.server.url("/a.png")
+            _ = try await f.manager.retrieveImage(with: a, options: [.waitForCache])
+            f.cache.clearMemoryCache()
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                sources: [.network(a)], options: [.alsoPrefetchToMemory], completionHandler: recorder.completion,
+                manager: f.manager)
+            prefetcher.start()
+            await recorder.waitForCompletion()
+            #expect(recorder.completions.first?.skipped.count == 1)
+            #expect(f.cache.imageCachedType(forKey: a.cacheKey) == .memory)
+            #expect(f.server.hits("/a.png") == 1)
+        }
+    }
+
+    @Test func maxConcurrentDownloadsBoundsTheLoadsInFlight() async throws {
+        try await withManager { f in
+            let paths = (0..<6).map { "/\($0).png" }
+            for path in paths { f.server.route(path, .init(body: Fixtures.png(), held: true)) }
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                sources: paths.map { .network(f.server.url($0)) }, completionHandler: recorder.completion,
+                manager: f.manager)
+            prefetcher.maxConcurrentDownloads = 2
+            prefetcher.start()
+            // Two requests arrive; the others wait until one of them ends
+            await f.server.waitForRequests(count: 2)
+            #expect(f.server.totalHits == 2)
+            for path in paths {
+                await f.server.waitForRequests(path)
+                f.server.release(path)
+            }
+            await recorder.waitForCompletion()
+            #expect(recorder.completions.first?.completed.count == 6)
+            #expect(f.server.maxInFlight == 2)
+        }
+    }
+
+    @Test func stopCancelsTheLoadsInFlightAndCompletesOnce() async throws {
+        try await withManager { f in
+            let paths = (0..<4).map { "/\($0).png" }
+            for path in paths { f.server.route(path, .init(body: Fixtures.png(), held: true)) }
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                sources: paths.map { .network(f.server.url($0)) }, options: [.waitForCache],
+                completionHandler: recorder.completion, manager: f.manager)
+            prefetcher.maxConcurrentDownloads = 2
+            prefetcher.start()
+            await f.server.waitForRequests(count: 2)
+            // When the prefetcher is stopped with two loads in flight
+            prefetcher.stop()
+            await recorder.waitForCompletion()
+            for path in paths { f.server.release(path) }
+            // Then those two fail as cancelled, the rest never start, and nothing is cached
+            let final = try #require(recorder.completions.first)
+            #expect(final.failed.count == 2)
+            #expect(final.completed.isEmpty)
+            #expect(f.server.totalHits == 2)
+            prefetcher.stop()
+            prefetcher.start()
+            #expect(recorder.completions.count == 1)
+            #expect(cacheFiles(in: f.cache.diskStorage.directoryURL).isEmpty)
+        }
+    }
+
+    @Test func anEmptyListCompletesAtOnce() async throws {
+        try await withManager { f in
+            let recorder = PrefetchRecorder()
+            ImagePrefetcher(sources: [], completionHandler: recorder.completion, manager: f.manager).start()
+            await recorder.waitForCompletion()
+            #expect(recorder.completions.count == 1)
+        }
+    }
+}
