@@ -85,7 +85,8 @@ final class ImageRetrieval: Sendable {
         data: @escaping @Sendable () -> Data?
     ) -> RetrieveImageResult {
         RetrieveImageResult(
-            image: image, cacheType: cacheType, source: source, originalSource: originalSource, data: data,
+            image: options.imageModifier?.modify(image) ?? image, cacheType: cacheType, source: source,
+            originalSource: originalSource, data: data,
             metrics: metrics)
     }
 

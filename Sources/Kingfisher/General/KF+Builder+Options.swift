@@ -113,6 +113,9 @@ extension KF.Builder {
     }
 
     @discardableResult
+    public func imageModifier(_ modifier: (any ImageModifier)?) -> Self { with { $0.imageModifier = modifier } }
+
+    @discardableResult
     public func redirectHandler(_ handler: any ImageDownloadRedirectHandler) -> Self {
         with { $0.redirectHandler = handler }
     }

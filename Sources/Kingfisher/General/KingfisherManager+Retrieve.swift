@@ -6,8 +6,9 @@ extension KingfisherManager {
     ///   - resource: the URL and cache key.
     ///   - options: added after ``defaultOptions``. Honoured here: `forceRefresh`, `fromMemoryCacheOrRefresh`,
     ///     `onlyFromCache`, `cacheMemoryOnly`, `waitForCache`, `cacheOriginalImage`, `targetCache`,
-    ///     `originalCache`, `downloader`, `processor`, `cacheSerializer`, `callbackQueue`, `scaleFactor`,
-    ///     `processingQueue`, the expirations and every downloader option. `nil` by default.
+    ///     `originalCache`, `downloader`, `processor`, `cacheSerializer`, `imageModifier`, `alternativeSources`,
+    ///     `callbackQueue`, `scaleFactor`, `processingQueue`, `forcedCacheFileExtension`,
+    ///     `loadDiskFileSynchronously`, the expirations and every downloader option. `nil` by default.
     ///   - progressBlock: download progress, on the callback queue. `nil` by default.
     ///   - downloadTaskUpdated: told when another download task takes over the retrieval. `nil` by default.
     ///   - completionHandler: called exactly once on the callback queue (`.untouch` by default), also when the
@@ -77,7 +78,8 @@ extension KingfisherManager {
         }
         let serializer = options.cacheSerializer
         return RetrieveImageResult(
-            image: image, cacheType: .memory, source: source, originalSource: source,
+            image: options.imageModifier?.modify(image) ?? image, cacheType: .memory, source: source,
+            originalSource: source,
             data: { serializer.data(with: image, original: nil) }, metrics: nil)
     }
 }

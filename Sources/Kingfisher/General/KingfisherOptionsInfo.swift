@@ -35,6 +35,9 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case processor(any ImageProcessor)
     /// How images become bytes on disk and back. ``DefaultCacheSerializer`` by default.
     case cacheSerializer(any CacheSerializer)
+    /// Changes the retrieved image each time it is handed over, after caching (the change is not cached).
+    /// `nil` by default.
+    case imageModifier(any ImageModifier)
     /// Keep the target's current image while loading instead of showing the placeholder.
     case keepCurrentImageWhileLoading
     /// Decode only the first frame of animated images.
@@ -98,6 +101,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var preloadAllAnimationData = false
     public var processor: any ImageProcessor = DefaultImageProcessor.default
     public var cacheSerializer: any CacheSerializer = DefaultCacheSerializer.default
+    public var imageModifier: (any ImageModifier)?
     public var keepCurrentImageWhileLoading = false
     public var onlyLoadFirstFrame = false
     public var cacheOriginalImage = false
@@ -136,6 +140,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .preloadAllAnimationData: preloadAllAnimationData = true
             case .processor(let value): processor = value
             case .cacheSerializer(let value): cacheSerializer = value
+            case .imageModifier(let value): imageModifier = value
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
             case .onlyLoadFirstFrame: onlyLoadFirstFrame = true
             case .cacheOriginalImage: cacheOriginalImage = true

@@ -66,4 +66,24 @@ struct KingfisherManagerPassThroughOptionsTests {
             #expect(f.server.hits("/a.png") == 1)
         }
     }
+
+    @Test func imageModifierChangesEveryResultButNotTheCache() async throws {
+        try await withManager { f in
+            f.server.route("/a.png", .ok(Fixtures.png(width: 64, height: 48)))
+            let url = f.server.url("/a.png")
+            let modifier = AnyImageModifier { image in
+                image.kf.resize(to: CGSize(width: 4, height: 3))
+            }
+            // Downloaded, then from memory: both handed over modified
+            let first = try await f.manager.retrieveImage(
+                with: url, options: [.imageModifier(modifier), .waitForCache])
+            let second = try await f.manager.retrieveImage(with: url, options: [.imageModifier(modifier)])
+            #expect(first.image.kf.size == CGSize(width: 4, height: 3))
+            #expect(second.cacheType == .memory)
+            #expect(second.image.kf.size == CGSize(width: 4, height: 3))
+            // The cache keeps the unmodified image
+            let cached = try #require(f.cache.retrieveImageInMemoryCache(forKey: url.cacheKey))
+            #expect(cached.kf.size == CGSize(width: 64, height: 48))
+        }
+    }
 }
