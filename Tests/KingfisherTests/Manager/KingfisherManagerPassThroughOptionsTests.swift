@@ -86,4 +86,16 @@ struct KingfisherManagerPassThroughOptionsTests {
             #expect(cached.kf.size == CGSize(width: 64, height: 48))
         }
     }
+
+    @Test func downloaderOptionPicksTheDownloader() async throws {
+        try await withManager { f in
+            f.server.route("/a.png", .ok(Fixtures.png()))
+            let other = ImageDownloader(name: "other")
+            let delegate = RecordingDelegate()
+            other.delegate = delegate
+            _ = try await f.manager.retrieveImage(with: f.server.url("/a.png"), options: [.downloader(other)])
+            #expect(delegate.calls.withLock { $0.willDownload } == [f.server.url("/a.png")])
+            try await other.shutdown()
+        }
+    }
 }
