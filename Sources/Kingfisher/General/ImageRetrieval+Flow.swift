@@ -11,7 +11,7 @@ struct FetchedImage: Sendable {
 enum CacheStep {
     /// Not cached: go on to the next step.
     case miss
-    /// The retrieval was cancelled; the caller has been told.
+    /// The retrieval was cancelled; ``ImageRetrieval/run()`` makes sure the caller is told.
     case cancelled
     /// The retrieval of this source ended here.
     case done(Result<RetrieveImageResult, KingfisherError>)
@@ -24,7 +24,13 @@ extension ImageRetrieval {
         var alternatives = options.alternativeSources ?? []
         var failures: [PropagationError] = []
         while true {
-            guard holdTask(), let outcome = await attempt(source) else { return }
+            guard holdTask(), let outcome = await attempt(source) else {
+                // Cancelled. Usually the caller was told by whoever saw the cancel, but not always: a cancel that
+                // lands while the downloader hands over its result is reported by nobody else. Once-only delivery
+                // makes this a no-op when the caller was told.
+                deliver(.failure(cancellationError))
+                return
+            }
             switch outcome {
             case .success(let value):
                 deliver(.success(value))
@@ -45,7 +51,7 @@ extension ImageRetrieval {
     }
 
     /// One source: caches, then the network or the provider, then storing. `nil` when the retrieval was
-    /// cancelled (the caller has been told).
+    /// cancelled.
     private func attempt(_ source: Source) async -> Result<RetrieveImageResult, KingfisherError>? {
         let key = source.cacheKey
         if !options.forceRefresh {

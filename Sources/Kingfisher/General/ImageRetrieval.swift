@@ -116,6 +116,15 @@ final class ImageRetrieval: Sendable {
         return !task.isCancelled && !isDelivered
     }
 
+    /// The error for a cancelled retrieval: the HTTP task and token when the task was attached to one.
+    var cancellationError: KingfisherError {
+        let task = self.task
+        if let session = task.sessionTask, let token = task.cancelToken {
+            return .requestError(reason: .taskCancelled(task: session, token: token))
+        }
+        return .requestError(reason: .asyncTaskContextCancelled)
+    }
+
     /// Whether the completion has run (or been scheduled) already.
     var isDelivered: Bool { completion.withLock { $0 == nil } }
 }

@@ -125,7 +125,13 @@ struct KingfisherManagerCancellationTests {
                 let delay = round % 20
                 if delay > 0 { try? await Task.sleep(for: .microseconds(delay * 50)) }
                 task?.cancel()
-                await counter.wait(for: round + 1)
+                // A lost callback must fail the test, not hang it
+                let deadline = Date().addingTimeInterval(5)
+                while counter.count <= round, Date() < deadline { await Task.yield() }
+                guard counter.count > round else {
+                    Issue.record("round \(round) never called back")
+                    return
+                }
             }
             await counter.wait(for: rounds)
             let byRound = results.withLock { $0 }
@@ -142,6 +148,52 @@ struct KingfisherManagerCancellationTests {
                 case .failure(let error):
                     #expect(error.isTaskCancelled)
                     #expect(!cached, "round \(round) was cancelled but wrote to the cache")
+                }
+            }
+        }
+    }
+
+    @Test func cancelRacesOverTheNetworkNeverLoseACallbackOrWriteAfterACancel() async throws {
+        try await withManager { f in
+            let png = Fixtures.png(width: 8, height: 8)
+            let rounds = 300
+            let counter = ResultlessCounter()
+            let results = Mutex<[Int: [Result<RetrieveImageResult, KingfisherError>]]>([:])
+            for round in 0..<rounds { f.server.route("/r\(round).png", .ok(png)) }
+            // Each round cancels at a different moment: in the caches, the download, processing or the disk write
+            for round in 0..<rounds {
+                let task = f.manager.retrieveImage(
+                    with: f.server.url("/r\(round).png"), options: [.waitForCache]
+                ) { result in
+                    results.withLock { $0[round, default: []].append(result) }
+                    counter.increment()
+                }
+                let delay = round % 30
+                if delay > 0 { try? await Task.sleep(for: .microseconds(delay * 40)) }
+                task?.cancel()
+                // A lost callback must fail the test, not hang it
+                let deadline = Date().addingTimeInterval(5)
+                while counter.count <= round, Date() < deadline { await Task.yield() }
+                guard counter.count > round else {
+                    Issue.record("round \(round) never called back")
+                    return
+                }
+            }
+            let byRound = results.withLock { $0 }
+            for round in 0..<rounds {
+                guard let delivered = byRound[round], delivered.count == 1 else {
+                    Issue.record("round \(round) called back \(byRound[round]?.count ?? 0) times")
+                    continue
+                }
+                let key = f.server.url("/r\(round).png").cacheKey
+                switch delivered[0] {
+                case .success:
+                    // Committed before the cancel: in memory, and on disk since the completion waited for it
+                    #expect(f.cache.memoryStorage.isCached(forKey: key))
+                    #expect(f.cache.diskStorage.isCached(forKey: key))
+                case .failure(let error):
+                    #expect(error.isTaskCancelled, "round \(round): \(error)")
+                    #expect(!f.cache.isCached(forKey: key), "round \(round) was cancelled but wrote to the cache")
                 }
             }
         }
