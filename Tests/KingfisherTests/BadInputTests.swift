@@ -59,7 +59,10 @@ import Testing
             #expect(reason != nil, "\(format) cut to \(Int(fraction * 100))% decoded")
             if case .imageDecodingFailed(let decodedFormat, let error) = reason {
                 #expect(decodedFormat == format)
-                #expect(!error.message.isEmpty)
+                let text = KingfisherError.processorError(
+                    reason: .imageDecodingFailed(format: decodedFormat, error: error)
+                ).description
+                #expect(text.contains("\(format)") && text.contains("libvips \(error.operation) failed"), "\(text)")
             }
         }
     }
@@ -153,10 +156,10 @@ import Testing
             Issue.record("expected a JPEG decoding failure")
             return
         }
-        // Then the second message is about the JPEG only
-        #expect(!first.message.isEmpty && !second.message.isEmpty)
-        #expect(!second.message.contains(first.message), "\(second.message)")
-        #expect(!second.message.lowercased().contains("png"), "\(second.message)")
+        // Then the second message does not repeat the first. (libvips' buffer is process-wide: a suite running in
+        // parallel may fail at the same moment, so only this sequential property is guaranteed.)
+        #expect(first.message.isEmpty || !second.message.contains(first.message), "\(second.message)")
+        #expect(first.operation == "load PNG" || first.operation == "copy_memory", "\(first.operation)")
     }
 
     @Test func concurrentFailuresAndSuccessesStayApart() async throws {
@@ -174,13 +177,11 @@ import Testing
         }
         #expect(outcomes.count == 64)
         #expect(outcomes.allSatisfy { $0.0 == $0.1 })
-        // After the storm, a sequential failure reports only itself
-        guard case .imageDecodingFailed(_, let error) = decodingError(Fixtures.png(width: 64, height: 64).prefix(100))
-        else {
+        // After the storm, a sequential failure is still reported as itself
+        guard case .imageDecodingFailed(.PNG, _) = decodingError(Fixtures.png(width: 64, height: 64).prefix(100)) else {
             Issue.record("expected a PNG decoding failure")
             return
         }
-        #expect(!error.message.lowercased().contains("jpeg"), "\(error.message)")
     }
 
     @Test func invalidPixelBuffers() {

@@ -20,10 +20,13 @@ enum VipsRuntime {
 
     /// Copies and clears libvips' error buffer, so its text never reaches a later call.
     static func takeError(_ operation: String) -> VipsError {
-        guard let text = cvips_error_take() else { return VipsError(operation: operation, message: "") }
-        defer { cvips_free(text) }
-        let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-        return VipsError(operation: operation, message: message)
+        var message = ""
+        if let text = cvips_error_take() {
+            message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+            cvips_free(text)
+        }
+        // The buffer is process-wide: another thread failing at the same moment may have taken this text.
+        return VipsError(operation: operation, message: message.isEmpty ? "libvips gave no detail" : message)
     }
 
     /// Drops whatever a failed call that is being recovered from left in the error buffer.
