@@ -46,40 +46,21 @@ extension Result where Failure == KingfisherError {
 
 /// Collects completion results and lets a test wait for a number of them.
 final class ResultCollector: Sendable {
-    private struct State {
-        var results: [Result<ImageLoadingResult, KingfisherError>] = []
-        var waiters: [(Int, CheckedContinuation<Void, Never>)] = []
-    }
-
-    private let state = Mutex(State())
+    private let stored = Mutex<[Result<ImageLoadingResult, KingfisherError>]>([])
+    private let arrivals = ResultlessCounter()
 
     var handler: @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void {
-        { result in self.add(result) }
-    }
-
-    var results: [Result<ImageLoadingResult, KingfisherError>] { state.withLock { $0.results } }
-
-    private func add(_ result: Result<ImageLoadingResult, KingfisherError>) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.results.append(result)
-            let count = state.results.count
-            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
-            state.waiters.removeAll { $0.0 <= count }
-            return ready
+        { result in
+            self.stored.withLock { $0.append(result) }
+            self.arrivals.increment()
         }
-        for continuation in ready { continuation.resume() }
     }
+
+    var results: [Result<ImageLoadingResult, KingfisherError>] { stored.withLock { $0 } }
 
     /// Returns once `count` results have arrived.
     func wait(for count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state in
-                if state.results.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if done { continuation.resume() }
-        }
+        await arrivals.wait(for: count)
     }
 }
 
