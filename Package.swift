@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // libvips through pkg-config, plus a header of non-variadic `cvips_*` wrappers.
@@ -53,7 +54,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "kf",
-            dependencies: ["Kingfisher"],
+            dependencies: [
+                "Kingfisher",
+                "KingfisherTestSupport",  // the loopback server `kf demo` serves its sample images from
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Kingfisher
+
+/// `kf fetch`: sources through the whole pipeline (cache, download, processing) into files.
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch images through the cache, process them and write the results.",
+        discussion: """
+            SOURCE is an http(s) URL, a file:// URL or a file path. Processing flags apply in the order given, e.g.
+            `kf fetch photo.jpg --downsample 512x512 --round 24 --border 4:#336699 -o avatar.png`.
+            """)
+
+    @Argument(help: "URLs or file paths.")
+    var sources: [String]
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("Write one file per source into DIR.", valueName: "DIR"))
+    var outputDirectory: String?
+
+    @Option(name: .customShort("o"), help: ArgumentHelp("Write the single source's result to FILE.", valueName: "FILE"))
+    var outputFile: String?
+
+    @Option(help: "Sources fetched at the same time.")
+    var concurrency = 8
+
+    @OptionGroup(title: "Cache")
+    var cacheOptions: CacheOptions
+
+    @Flag(help: "Neither read nor write the disk cache.")
+    var noCache = false
+
+    @Flag(help: "Download and process again even when cached (the new result replaces the cached one).")
+    var forceRefresh = false
+
+    @Option(help: "Output format; original keeps the source's format (its exact bytes when nothing processes it).")
+    var format: OutputFormat?
+
+    @Option(help: "Quality for JPEG, WebP and AVIF, 1...100.")
+    var quality = 85
+
+    @Flag(help: "Print one JSON object per source instead of text lines.")
+    var json = false
+
+    @OptionGroup(title: "Processing (applied in the order given)")
+    var processing: ProcessingFlags
+
+    func validate() throws {
+        if sources.isEmpty { throw ValidationError("Give at least one SOURCE.") }
+        if outputDirectory != nil && outputFile != nil {
+            throw ValidationError("Use --output DIR or -o FILE, not both.")
+        }
+        if outputFile != nil && sources.count > 1 {
+            throw ValidationError("-o FILE takes one SOURCE; use --output DIR for several.")
+        }
+        if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
+    }
+
+    func run() async throws {
+        var arguments: [SourceArgument] = []
+        var badSources: [String] = []
+        for text in sources {
+            do { arguments.append(try SourceArgument(text)) } catch { badSources.append(error.description) }
+        }
+        let destination = try makeDestination()
+        let cache = try noCache ? CacheOptions.throwaway() : cacheOptions.makeCache()
+        let pipeline = Pipeline(cache: cache, concurrency: concurrency)
+        let reporter = ProgressReporter(total: sources.count, verb: "fetching")
+        for line in badSources { reporter.record(.failed, stderr: "error: \(line)") }
+        let ticker = reporter.startTicking()
+        let runner = FetchRunner(
+            pipeline: pipeline, processor: processing.processor(), format: resolvedFormat, quality: quality,
+            usesCache: !noCache, forceRefresh: forceRefresh, destination: destination, concurrency: concurrency,
+            json: json)
+        _ = await runner.run(arguments, reporter: reporter)
+        ticker?.cancel()
+        await pipeline.shutdown()
+        if noCache { try? FileManager.default.removeItem(at: cache.diskStorage.directoryURL) }
+        let counts = reporter.finish()
+        if counts.failed > 0 { throw ExitCode.failure }
+    }
+
+    /// `--format`, else the `-o` file's extension, else `original`.
+    private var resolvedFormat: OutputFormat {
+        if let format { return format }
+        if let outputFile, let inferred = OutputFormat(pathExtension: (outputFile as NSString).pathExtension) {
+            return inferred
+        }
+        return .original
+    }
+
+    private func makeDestination() throws -> FetchRunner.Destination {
+        if let outputFile {
+            return .file(URL(fileURLWithPath: (outputFile as NSString).expandingTildeInPath))
+        }
+        guard let outputDirectory else { return .none }
+        let url = URL(fileURLWithPath: (outputDirectory as NSString).expandingTildeInPath, isDirectory: true)
+        // A directory that can't be made is reported per source when its file can't be written.
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return .directory(url)
+    }
+}

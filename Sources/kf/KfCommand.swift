@@ -1,0 +1,13 @@
+import ArgumentParser
+import Kingfisher
+
+/// `kf`: Kingfisher's image pipeline from a shell.
+@main
+struct KfCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kf",
+        abstract: "Download, cache, process and inspect images with Kingfisher for Linux.",
+        discussion: "Start with `kf demo`: it needs no network and writes kf-demo/contact-sheet.png.",
+        version: "kf \(KingfisherVersion.string) (libvips \(ImageEngine.libvipsVersion))",
+        subcommands: [FetchCommand.self])
+}

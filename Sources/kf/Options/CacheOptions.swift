@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Kingfisher
+
+/// Where the disk cache lives.
+struct CacheOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The disk cache directory (default: $XDG_CACHE_HOME/kf, else ~/.cache/kf).", valueName: "DIR"))
+    var cacheDir: String?
+
+    /// The directory the cache files are in.
+    var directory: URL {
+        if let cacheDir { return URL(fileURLWithPath: (cacheDir as NSString).expandingTildeInPath) }
+        return Self.defaultDirectory
+    }
+
+    /// `$XDG_CACHE_HOME/kf`, or `~/.cache/kf` when it is unset or not absolute (the XDG rule).
+    static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("kf")
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/kf")
+    }
+
+    /// The cache on ``directory`` (files straight in it, no Kingfisher sub-folder). The memory part is small: a
+    /// command sees each image once.
+    func makeCache() throws(CommandFailure) -> ImageCache {
+        let cache: ImageCache
+        do {
+            cache = try ImageCache(name: "kf", cacheDirectoryURL: directory) { base, _ in base }
+        } catch {
+            throw CommandFailure("cannot use the cache directory \(directory.path): \(error.errorDescription ?? "")")
+        }
+        cache.memoryStorage.config.totalCostLimit = 64 << 20
+        return cache
+    }
+}
+
+extension CacheOptions {
+    /// A cache for `--no-cache` runs: memory only in effect (the runs pass `cacheMemoryOnly`), its directory a
+    /// fresh temporary one that stays empty.
+    static func throwaway() throws(CommandFailure) -> ImageCache {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kf-nocache-\(getpid())")
+        var options = CacheOptions()
+        options.cacheDir = directory.path
+        return try options.makeCache()
+    }
+}

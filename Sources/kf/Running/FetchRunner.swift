@@ -1,0 +1,173 @@
+import Foundation
+import Kingfisher
+
+/// Runs sources through the manager, a few at a time, and writes each result where the user asked.
+struct FetchRunner {
+    /// Where results go.
+    enum Destination {
+        /// Nowhere: the run only fills the cache and reports.
+        case none
+        /// One file per source in a directory, named after the source.
+        case directory(URL)
+        /// One file, for a single source.
+        case file(URL)
+    }
+
+    let pipeline: Pipeline
+    let processor: any ImageProcessor
+    let format: OutputFormat
+    let quality: Int
+    let usesCache: Bool
+    let forceRefresh: Bool
+    let destination: Destination
+    let concurrency: Int
+    let json: Bool
+
+    /// Fetches every source; returns the records in the order the sources finished.
+    func run(_ sources: [SourceArgument], reporter: ProgressReporter) async -> [FetchRecord] {
+        let unique = Self.uniqued(sources)
+        for duplicate in unique.duplicates {
+            reporter.record(.skipped, stderr: "skipped: \(duplicate.text): given more than once")
+        }
+        let names = Self.outputNames(for: unique.sources)
+        let options = retrievalOptions
+        return await withTaskGroup(of: FetchRecord.self) { group in
+            var records: [FetchRecord] = []
+            var pending = unique.sources.makeIterator()
+            func startNext() -> Bool {
+                guard let next = pending.next() else { return false }
+                let name = names[next] ?? next.baseName
+                group.addTask { await fetch(next, outputName: name, options: options) }
+                return true
+            }
+            for _ in 0..<max(1, concurrency) where !startNext() { break }
+            while let record = await group.next() {
+                records.append(record)
+                let failed = record.error != nil
+                reporter.record(
+                    failed ? .failed : .completed,
+                    stdout: json ? record.jsonLine : (failed ? nil : record.textLine),
+                    stderr: failed && !json ? record.textLine : nil)
+                _ = startNext()
+            }
+            return records
+        }
+    }
+
+    private var retrievalOptions: KingfisherOptionsInfo {
+        var options: KingfisherOptionsInfo = [
+            .processor(processor),
+            .cacheSerializer(format.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)),
+        ]
+        if usesCache {
+            // The result is read back from its cache file, so the image is encoded once.
+            options.append(.waitForCache)
+            if forceRefresh { options.append(.forceRefresh) }
+        } else {
+            options += [.forceRefresh, .cacheMemoryOnly]
+        }
+        return options
+    }
+
+    private func fetch(_ argument: SourceArgument, outputName: String, options: KingfisherOptionsInfo) async
+        -> FetchRecord
+    {
+        let start = ContinuousClock.now
+        var record = FetchRecord(source: argument.text, milliseconds: 0)
+        do {
+            let result = try await pipeline.manager.retrieveImage(with: argument.source, options: options)
+            record.width = result.image.pixelWidth
+            record.height = result.image.pixelHeight
+            record.cacheType = Self.name(of: result.cacheType)
+            guard let data = encoded(result, key: argument.source.cacheKey) else {
+                throw CommandFailure("the image could not be encoded as \(format.rawValue)")
+            }
+            record.bytes = data.count
+            let imageFormat = data.kf.imageFormat
+            record.format = imageFormat.fileExtension
+            if let url = outputURL(named: outputName, format: imageFormat) {
+                do {
+                    try data.write(to: url, options: .atomic)
+                } catch {
+                    throw CommandFailure("cannot write \(url.path): \(Self.reason(error))")
+                }
+                record.output = url.path
+            }
+        } catch let error as KingfisherError {
+            record.error = error.errorDescription ?? "\(error)"
+        } catch {
+            record.error = "\(error)"
+        }
+        record.milliseconds = Self.milliseconds(since: start)
+        return record
+    }
+
+    /// The bytes of the result in the output format: the cache file when there is one (written by the same
+    /// serializer), otherwise encoded now.
+    private func encoded(_ result: RetrieveImageResult, key: String) -> Data? {
+        if usesCache,
+            let file = pipeline.cache.cacheFileURLIfOnDisk(forKey: key, processorIdentifier: processor.identifier),
+            let data = try? Data(contentsOf: file), !data.isEmpty
+        {
+            return data
+        }
+        return result.data()
+    }
+
+    private func outputURL(named name: String, format: ImageFormat) -> URL? {
+        switch destination {
+        case .none: return nil
+        case .file(let url): return url
+        case .directory(let directory):
+            return directory.appendingPathComponent(name).appendingPathExtension(format.fileExtension ?? "img")
+        }
+    }
+
+    /// The sources in order without repeats, and the repeats.
+    static func uniqued(_ sources: [SourceArgument]) -> (sources: [SourceArgument], duplicates: [SourceArgument]) {
+        var seen: Set<SourceArgument> = []
+        var unique: [SourceArgument] = []
+        var duplicates: [SourceArgument] = []
+        for source in sources {
+            if seen.insert(source).inserted { unique.append(source) } else { duplicates.append(source) }
+        }
+        return (unique, duplicates)
+    }
+
+    /// A distinct output name per source: its base name, then `name-2`, `name-3`... for later sources that share it.
+    static func outputNames(for sources: [SourceArgument]) -> [SourceArgument: String] {
+        var names: [SourceArgument: String] = [:]
+        var used: Set<String> = []
+        for source in sources {
+            let base = source.baseName
+            var name = base
+            var counter = 2
+            while !used.insert(name).inserted {
+                name = "\(base)-\(counter)"
+                counter += 1
+            }
+            names[source] = name
+        }
+        return names
+    }
+
+    static func name(of cacheType: CacheType) -> String {
+        switch cacheType {
+        case .none: "none"
+        case .memory: "memory"
+        case .disk: "disk"
+        }
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) * 1e-15
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError {
+            return underlying.localizedDescription
+        }
+        return (error as NSError).localizedDescription
+    }
+}
