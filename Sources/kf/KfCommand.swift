@@ -9,5 +9,5 @@ struct KfCommand: AsyncParsableCommand {
         abstract: "Download, cache, process and inspect images with Kingfisher for Linux.",
         discussion: "Start with `kf demo`: it needs no network and writes kf-demo/contact-sheet.png.",
         version: "kf \(KingfisherVersion.string) (libvips \(ImageEngine.libvipsVersion))",
-        subcommands: [FetchCommand.self])
+        subcommands: [FetchCommand.self, PrefetchCommand.self, InfoCommand.self, CacheCommand.self, DemoCommand.self])
 }

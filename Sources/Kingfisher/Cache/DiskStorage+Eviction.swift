@@ -37,6 +37,22 @@ extension DiskStorage.Backend {
         try measuredFiles().reduce(0) { $0 + $1.meta.size }
     }
 
+    /// How many files the cache holds, their total size, and how many of them (and how many bytes) have expired;
+    /// writes in progress are not counted. Ours (Kingfisher has no such call): for tools that report on a cache.
+    public func summary() throws(KingfisherError) -> DiskStorage.Summary {
+        let now = config.now()
+        var summary = DiskStorage.Summary()
+        for (_, meta) in try files(includingAbandonedTemporaries: false) {
+            summary.fileCount += 1
+            summary.totalSize += meta.size
+            if meta.expiresAt <= now {
+                summary.expiredCount += 1
+                summary.expiredSize += meta.size
+            }
+        }
+        return summary
+    }
+
     /// A stream of the URLs of files each background or explicit sweep removed (expired or over the size limit),
     /// one element per sweep that removed anything. Each call makes an independent stream; it finishes when the
     /// storage is released. Ours: Kingfisher posts `KingfisherDidCleanDiskCache` through `NotificationCenter`.

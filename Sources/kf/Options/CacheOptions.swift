@@ -28,6 +28,7 @@ struct CacheOptions: ParsableArguments {
     /// The cache on ``directory`` (files straight in it, no Kingfisher sub-folder). The memory part is small: a
     /// command sees each image once.
     func makeCache() throws(CommandFailure) -> ImageCache {
+        try Self.checkLooksLikeCache(directory)
         let cache: ImageCache
         do {
             cache = try ImageCache(name: "kf", cacheDirectoryURL: directory) { base, _ in base }
@@ -47,5 +48,25 @@ extension CacheOptions {
         var options = CacheOptions()
         options.cacheDir = directory.path
         return try options.makeCache()
+    }
+}
+
+extension CacheOptions {
+    /// Refuses a directory holding anything but cache files (SHA-256 names, optionally with an extension, and
+    /// writes in progress): the cache removes expired files and `kf cache clear` removes everything, so pointing
+    /// `--cache-dir` at, say, the home directory must fail instead.
+    static func checkLooksLikeCache(_ directory: URL) throws(CommandFailure) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where !isCacheFileName(name) {
+            throw CommandFailure(
+                "\(directory.path) holds \"\(name)\", which is not a kf cache file; use an empty directory or one "
+                    + "only kf uses for --cache-dir")
+        }
+    }
+
+    static func isCacheFileName(_ name: String) -> Bool {
+        if name.hasPrefix(".kf-tmp-") { return true }
+        let stem = name.split(separator: ".", maxSplits: 1).first ?? ""
+        return stem.count == 64 && stem.allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 }

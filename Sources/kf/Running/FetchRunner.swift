@@ -84,7 +84,7 @@ struct FetchRunner {
             }
             record.bytes = data.count
             let imageFormat = data.kf.imageFormat
-            record.format = imageFormat.fileExtension
+            record.format = "\(imageFormat)".lowercased()
             if let url = outputURL(named: outputName, format: imageFormat) {
                 do {
                     try data.write(to: url, options: .atomic)

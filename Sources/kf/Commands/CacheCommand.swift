@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Kingfisher
+
+/// `kf cache`: look at and tidy the disk cache.
+struct CacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Show, clean or clear the disk cache.",
+        subcommands: [Info.self, Clean.self, Clear.self])
+
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Size, file count and expired count of the cache.")
+
+        @OptionGroup var cacheOptions: CacheOptions
+
+        @Flag(help: "Print a JSON object.")
+        var json = false
+
+        func run() throws {
+            let cache = try cacheOptions.makeCache()
+            let summary = try CacheCommand.summary(of: cache)
+            let directory = cache.diskStorage.directoryURL.path
+            if json {
+                let fields: [String] = [
+                    "\"directory\":\(CacheCommand.quoted(directory))", "\"files\":\(summary.fileCount)",
+                    "\"bytes\":\(summary.totalSize)", "\"expiredFiles\":\(summary.expiredCount)",
+                    "\"expiredBytes\":\(summary.expiredSize)",
+                ]
+                Console.out("{" + fields.joined(separator: ",") + "}")
+            } else {
+                Console.out("directory: \(directory)")
+                Console.out("files:     \(summary.fileCount) (\(CacheCommand.bytes(summary.totalSize)))")
+                Console.out("expired:   \(summary.expiredCount) (\(CacheCommand.bytes(summary.expiredSize)))")
+            }
+        }
+    }
+
+    struct Clean: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove expired files, then the least recently used ones while over --size-limit.")
+
+        @OptionGroup var cacheOptions: CacheOptions
+
+        @Option(help: ArgumentHelp("Keep the cache under this many megabytes (down to half of it).", valueName: "MB"))
+        var sizeLimit: UInt?
+
+        func run() throws {
+            let cache = try cacheOptions.makeCache()
+            if let sizeLimit { cache.diskStorage.config.sizeLimit = sizeLimit * 1024 * 1024 }
+            do {
+                let expired = try cache.diskStorage.removeExpiredValues()
+                let oversize = try cache.diskStorage.removeSizeExceededValues()
+                let summary = try cache.diskStorage.summary()
+                Console.out(
+                    "removed \(expired.count) expired and \(oversize.count) over-limit files; "
+                        + "\(summary.fileCount) files (\(CacheCommand.bytes(summary.totalSize))) remain")
+            } catch {
+                throw CommandFailure(error.errorDescription ?? "\(error)")
+            }
+        }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove every cached file.")
+
+        @OptionGroup var cacheOptions: CacheOptions
+
+        func run() throws {
+            let cache = try cacheOptions.makeCache()
+            let summary = try CacheCommand.summary(of: cache)
+            do { try cache.diskStorage.removeAll() } catch {
+                throw CommandFailure(error.errorDescription ?? "\(error)")
+            }
+            Console.out("removed \(summary.fileCount) files (\(CacheCommand.bytes(summary.totalSize)))")
+        }
+    }
+
+    static func summary(of cache: ImageCache) throws(CommandFailure) -> DiskStorage.Summary {
+        do { return try cache.diskStorage.summary() } catch {
+            throw CommandFailure(error.errorDescription ?? "\(error)")
+        }
+    }
+
+    static func bytes(_ count: UInt) -> String {
+        let units = ["bytes", "KB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) bytes" : "\(ProgressReporter.format(value, digits: 1)) \(units[unit])"
+    }
+
+    static func quoted(_ text: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let data = (try? encoder.encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import Kingfisher
+
+/// `kf info`: what a source is (format, pixel size, frames, bytes) and whether it is cached.
+struct InfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe images: format, pixel size, frames, bytes and cache state.",
+        discussion: """
+            The cache state is for the processing flags given (none: the unprocessed image), as `kf fetch` and \
+            `kf prefetch` would store it. A URL is downloaded unless its original is in the disk cache.
+            """)
+
+    @Argument(help: "URLs or file paths.")
+    var sources: [String]
+
+    @OptionGroup(title: "Cache")
+    var cacheOptions: CacheOptions
+
+    @Flag(help: "Print one JSON object per source.")
+    var json = false
+
+    @OptionGroup(title: "Processing (only to look the cache up)")
+    var processing: ProcessingFlags
+
+    func run() async throws {
+        let cache = try cacheOptions.makeCache()
+        let pipeline = Pipeline(cache: cache, concurrency: 4)
+        let processor = processing.processor()
+        var failed = false
+        for text in sources {
+            do {
+                let argument = try SourceArgument(text)
+                let info = try await describe(argument, pipeline: pipeline, processor: processor)
+                Console.out(json ? info.jsonLine : info.text)
+            } catch {
+                failed = true
+                let reason = (error as? KingfisherError)?.errorDescription ?? "\(error)"
+                Console.error("error: \(text): \(reason)")
+            }
+        }
+        await pipeline.shutdown()
+        if failed { throw ExitCode.failure }
+    }
+
+    private func describe(_ argument: SourceArgument, pipeline: Pipeline, processor: any ImageProcessor) async throws
+        -> SourceInfo
+    {
+        let key = argument.source.cacheKey
+        let cachedOriginal = pipeline.cache.cacheFileURLIfOnDisk(forKey: key).flatMap { try? Data(contentsOf: $0) }
+        let data: Data
+        switch argument.source {
+        case .network(let resource):
+            if let cachedOriginal {
+                data = cachedOriginal
+            } else {
+                data = try await pipeline.downloader.downloadImage(with: resource.downloadURL).originalData
+            }
+        case .provider(let provider):
+            do { data = try await provider.data() } catch {
+                throw CommandFailure("cannot read: \(FetchRunner.reason(error))")
+            }
+        }
+        let image = try KFCrossPlatformImage(decoding: data)
+        let identifier = processor.identifier
+        let cacheType = pipeline.cache.imageCachedType(forKey: key, processorIdentifier: identifier)
+        return SourceInfo(
+            source: argument.text, format: data.kf.imageFormat, width: image.pixelWidth, height: image.pixelHeight,
+            frames: image.kf.imageFrameCount, duration: image.kf.duration, loopCount: image.kf.loopCount,
+            hasAlpha: image.hasAlpha, bytes: data.count, cacheType: FetchRunner.name(of: cacheType),
+            cacheFile: pipeline.cache.cacheFileURLIfOnDisk(forKey: key, processorIdentifier: identifier)?.path,
+            cacheKey: ImageCache.computedKey(forKey: key, processorIdentifier: identifier))
+    }
+}
+
+/// What `kf info` reports about one source.
+struct SourceInfo: Encodable {
+    let source: String
+    let format: String
+    let width: Int
+    let height: Int
+    let frames: Int
+    let duration: Double
+    let loopCount: Int
+    let hasAlpha: Bool
+    let bytes: Int
+    let cacheType: String
+    let cacheFile: String?
+    let cacheKey: String
+
+    init(
+        source: String, format: ImageFormat, width: Int, height: Int, frames: Int, duration: Double, loopCount: Int,
+        hasAlpha: Bool, bytes: Int, cacheType: String, cacheFile: String?, cacheKey: String
+    ) {
+        self.source = source
+        self.format = "\(format)"
+        self.width = width
+        self.height = height
+        self.frames = frames
+        self.duration = duration
+        self.loopCount = loopCount
+        self.hasAlpha = hasAlpha
+        self.bytes = bytes
+        self.cacheType = cacheType
+        self.cacheFile = cacheFile
+        self.cacheKey = cacheKey
+    }
+
+    var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    var text: String {
+        var animation = ""
+        if frames > 1 {
+            let loops = loopCount == 0 ? "forever" : "\(loopCount) times"
+            animation = " (\(ProgressReporter.format(duration, digits: 2)) s, loops \(loops))"
+        }
+        let cache = cacheFile.map { "\(cacheType), \($0)" } ?? cacheType
+        return """
+            \(source)
+              format:  \(format)
+              size:    \(width)x\(height) pixels\(hasAlpha ? ", with alpha" : "")
+              frames:  \(frames)\(animation)
+              bytes:   \(bytes)
+              cache:   \(cache)
+              key:     \(cacheKey)
+            """
+    }
+}

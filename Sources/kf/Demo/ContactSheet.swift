@@ -1,0 +1,85 @@
+import Foundation
+import Kingfisher
+
+/// A grid of labelled images in one PNG, drawn as SVG (each picture embedded as a PNG data URL, the labels as
+/// text) and rendered by the library's SVG decoder.
+struct ContactSheet {
+    struct Cell {
+        let image: KFCrossPlatformImage
+        /// Up to three short lines under the picture; the first is bold.
+        let lines: [String]
+    }
+
+    var title: String
+    var cells: [Cell]
+    var columns = 4
+    var pictureSize = CGSize(width: 240, height: 180)
+
+    /// The rendered sheet.
+    func render() throws -> KFCrossPlatformImage {
+        let svg = try markup()
+        do {
+            return try KFCrossPlatformImage(decoding: Data(svg.utf8))
+        } catch {
+            throw CommandFailure("the contact sheet could not be rendered: \(error.errorDescription ?? "")")
+        }
+    }
+
+    private func markup() throws -> String {
+        let padding = 16.0
+        let labelHeight = 58.0
+        let headerHeight = 56.0
+        let cellWidth = pictureSize.width + padding
+        let cellHeight = pictureSize.height + labelHeight + padding
+        let rows = (cells.count + columns - 1) / columns
+        let width = Double(columns) * cellWidth + padding
+        let height = headerHeight + Double(rows) * cellHeight + padding
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" \
+            width="\(Int(width))" height="\(Int(height))" font-family="DejaVu Sans, sans-serif">
+            <rect width="100%" height="100%" fill="#f4f3ef"/>
+            <text x="\(padding)" y="36" font-size="22" font-weight="bold" fill="#222">\(Self.escaped(title))</text>
+
+            """
+        for (index, cell) in cells.enumerated() {
+            let x = padding + Double(index % columns) * cellWidth
+            let y = headerHeight + Double(index / columns) * cellHeight
+            let fitted = cell.image.kf.resize(to: pictureSize, for: .aspectFit)
+            guard let png = fitted.kf.pngRepresentation() else {
+                throw CommandFailure("the contact sheet could not encode a picture")
+            }
+            let w = Double(fitted.pixelWidth)
+            let h = Double(fitted.pixelHeight)
+            let left = x + (pictureSize.width - w) / 2
+            let top = y + (pictureSize.height - h) / 2
+            svg += """
+                <rect x="\(x - 4)" y="\(y - 4)" width="\(pictureSize.width + 8)" height="\(pictureSize.height + 8)" \
+                fill="url(#checker)" stroke="#d8d6cf"/>
+                <image x="\(left)" y="\(top)" width="\(w)" height="\(h)" \
+                xlink:href="data:image/png;base64,\(png.base64EncodedString())"/>
+
+                """
+            for (line, text) in cell.lines.prefix(3).enumerated() {
+                let weight = line == 0 ? " font-weight=\"bold\"" : ""
+                let baseline = y + pictureSize.height + 20 + Double(line) * 16
+                svg += """
+                    <text x="\(x)" y="\(baseline)" font-size="12"\(weight) fill="#333">\(Self.escaped(text))</text>
+
+                    """
+            }
+        }
+        // A checkerboard behind the pictures shows which parts are transparent.
+        svg += """
+            <defs><pattern id="checker" width="16" height="16" patternUnits="userSpaceOnUse">
+            <rect width="16" height="16" fill="#ffffff"/><rect width="8" height="8" fill="#e4e2dc"/>
+            <rect x="8" y="8" width="8" height="8" fill="#e4e2dc"/></pattern></defs>
+            </svg>
+            """
+        return svg
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
