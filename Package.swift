@@ -67,6 +67,12 @@ let package = Package(
             exclude: ["Reference"],  // images the tests read by path
             swiftSettings: strictSettings
         ),
+        // Runs the built `kf` binary as a subprocess against real files and a loopback server.
+        .testTarget(
+            name: "KfCommandTests",
+            dependencies: ["kf", "Kingfisher", "KingfisherTestSupport"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -129,7 +129,8 @@ struct DemoCommand: AsyncParsableCommand {
                 let bytes =
                     pipeline.cache.cacheFileURLIfOnDisk(
                         forKey: url.absoluteString, processorIdentifier: job.processor.identifier
-                    ).flatMap { try? Data(contentsOf: $0) } ?? result.data()
+                    ).flatMap { try? Data(contentsOf: $0) }
+                    ?? DefaultCacheSerializer.default.data(with: result.image, original: result.data())
                 if let bytes {
                     let ext = bytes.kf.imageFormat.fileExtension ?? "img"
                     let stem = (job.sample as NSString).deletingPathExtension

@@ -54,11 +54,12 @@ struct FetchRunner {
         }
     }
 
+    private var serializer: any CacheSerializer {
+        format.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
+    }
+
     private var retrievalOptions: KingfisherOptionsInfo {
-        var options: KingfisherOptionsInfo = [
-            .processor(processor),
-            .cacheSerializer(format.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)),
-        ]
+        var options: KingfisherOptionsInfo = [.processor(processor), .cacheSerializer(serializer)]
         if usesCache {
             // The result is read back from its cache file, so the image is encoded once.
             options.append(.waitForCache)
@@ -103,7 +104,7 @@ struct FetchRunner {
     }
 
     /// The bytes of the result in the output format: the cache file when there is one (written by the same
-    /// serializer), otherwise encoded now.
+    /// serializer), otherwise encoded now (`result.data()` is the downloaded bytes, as in Kingfisher).
     private func encoded(_ result: RetrieveImageResult, key: String) -> Data? {
         if usesCache,
             let file = pipeline.cache.cacheFileURLIfOnDisk(forKey: key, processorIdentifier: processor.identifier),
@@ -111,7 +112,7 @@ struct FetchRunner {
         {
             return data
         }
-        return result.data()
+        return serializer.data(with: result.image, original: result.data())
     }
 
     private func outputURL(named name: String, format: ImageFormat) -> URL? {
