@@ -131,6 +131,32 @@ struct FetchCommandTests {
         #expect(cached.count == 2)
     }
 
+    @Test("--original writes the downloaded bytes unchanged, caches them, and refuses a body that is not an image")
+    func originalBytes() async throws {
+        let server = try await TestHTTPServer.start()
+        let dir = try TempDir()
+        let body = try Samples.jpeg(width: 120, height: 90)
+        server.route("/p.jpg", .ok(body, contentType: "image/jpeg"))
+        server.route("/page.html", .ok(Data("<html></html>".utf8), contentType: "text/html"))
+        let image = server.url("/p.jpg").absoluteString
+        let page = server.url("/page.html").absoluteString
+        let arguments = [
+            "fetch", image, page, "--original", "--output", dir.path("out"), "--cache-dir", dir.path("cache"),
+            "--json",
+        ]
+        let cold = try await Kf.run(arguments)
+        #expect(cold.status == 1)
+        #expect(try Data(contentsOf: dir.url.appendingPathComponent("out/p.jpg")) == body)
+        let failure = try #require(cold.jsonObjects.first { $0["source"] as? String == page })
+        #expect((failure["error"] as? String)?.isEmpty == false)
+        let warm = try await Kf.run(arguments)
+        let hit = try #require(warm.jsonObjects.first { $0["source"] as? String == image })
+        #expect(hit["cacheType"] as? String == "disk")
+        #expect(hit["bytes"] as? Int == body.count)
+        #expect(server.hits("/p.jpg") == 1)
+        try await server.shutdown()
+    }
+
     @Test(
         "unknown flag values are refused with one line before anything runs",
         arguments: [

@@ -39,6 +39,13 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Quality for JPEG, WebP and AVIF, 1...100.")
     var quality = 85
 
+    @Flag(
+        help: """
+            Fetch only: write (and cache) the downloaded bytes without decoding them; their header must be an \
+            image's. No processing flags.
+            """)
+    var original = false
+
     @Flag(help: "Print one JSON object per source instead of text lines.")
     var json = false
 
@@ -55,6 +62,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
         if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
+        if original && !processing.processor().identifier.isEmpty {
+            throw ValidationError("--original writes the bytes as downloaded; leave out the processing flags.")
+        }
+        if original && (format ?? .original) != .original {
+            throw ValidationError("--original keeps the source's format; leave out --format.")
+        }
     }
 
     func run() async throws {
@@ -69,8 +82,13 @@ struct FetchCommand: AsyncParsableCommand {
         let reporter = ProgressReporter(total: sources.count, verb: "fetching")
         for line in badSources { reporter.record(.failed, stderr: "error: \(line)") }
         let ticker = reporter.startTicking()
+        let processor: any ImageProcessor = original ? UndecodedBytes.Processor() : processing.processor()
+        let serializer: any CacheSerializer =
+            original
+            ? UndecodedBytes.Serializer()
+            : resolvedFormat.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
         let runner = FetchRunner(
-            pipeline: pipeline, processor: processing.processor(), format: resolvedFormat, quality: quality,
+            pipeline: pipeline, processor: processor, serializer: serializer, knowsPixelSize: !original,
             usesCache: !noCache, forceRefresh: forceRefresh, destination: destination, concurrency: concurrency,
             json: json)
         _ = await runner.run(arguments, reporter: reporter)

@@ -15,8 +15,9 @@ struct FetchRunner {
 
     let pipeline: Pipeline
     let processor: any ImageProcessor
-    let format: OutputFormat
-    let quality: Int
+    let serializer: any CacheSerializer
+    /// `false` when the images are not decoded (`--original`), so their pixel size is unknown.
+    let knowsPixelSize: Bool
     let usesCache: Bool
     let forceRefresh: Bool
     let destination: Destination
@@ -54,10 +55,6 @@ struct FetchRunner {
         }
     }
 
-    private var serializer: any CacheSerializer {
-        format.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
-    }
-
     private var retrievalOptions: KingfisherOptionsInfo {
         var options: KingfisherOptionsInfo = [.processor(processor), .cacheSerializer(serializer)]
         if usesCache {
@@ -77,11 +74,13 @@ struct FetchRunner {
         var record = FetchRecord(source: argument.text, milliseconds: 0)
         do {
             let result = try await pipeline.manager.retrieveImage(with: argument.source, options: options)
-            record.width = result.image.pixelWidth
-            record.height = result.image.pixelHeight
+            if knowsPixelSize {
+                record.width = result.image.pixelWidth
+                record.height = result.image.pixelHeight
+            }
             record.cacheType = Self.name(of: result.cacheType)
             guard let data = encoded(result, key: argument.source.cacheKey) else {
-                throw CommandFailure("the image could not be encoded as \(format.rawValue)")
+                throw CommandFailure("the image could not be encoded")
             }
             record.bytes = data.count
             let imageFormat = data.kf.imageFormat
