@@ -77,6 +77,26 @@ struct FetchCommandTests {
         try await server.shutdown()
     }
 
+    @Test("a corrupt cache file is a miss: the source is fetched again and the file replaced")
+    func corruptCacheFile() async throws {
+        let server = try await TestHTTPServer.start()
+        let dir = try TempDir()
+        server.route("/c.png", .ok(try Samples.coordinatePNG(width: 50, height: 40), contentType: "image/png"))
+        let arguments = [
+            "fetch", server.url("/c.png").absoluteString, "--cache-dir", dir.path("cache"), "--json", "--blur", "2",
+        ]
+        _ = try await Kf.run(arguments)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path("cache")).first)
+        try Data("garbage where an image was".utf8).write(to: dir.url.appendingPathComponent("cache/\(name)"))
+        let again = try await Kf.run(arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.jsonObjects.first?["cacheType"] as? String == "none")
+        #expect(server.hits("/c.png") == 2)
+        let replaced = try Data(contentsOf: dir.url.appendingPathComponent("cache/\(name)"))
+        #expect(try KFCrossPlatformImage(decoding: replaced).pixelWidth == 50)
+        try await server.shutdown()
+    }
+
     @Test("--force-refresh downloads again; --no-cache writes no cache file")
     func refreshAndNoCache() async throws {
         let server = try await TestHTTPServer.start()

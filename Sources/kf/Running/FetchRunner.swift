@@ -72,6 +72,11 @@ struct FetchRunner {
     {
         let start = ContinuousClock.now
         var record = FetchRecord(source: argument.text, milliseconds: 0)
+        if let cached = cachedBytes(for: argument.source.cacheKey) {
+            serve(cached, into: &record, outputName: outputName)
+            record.milliseconds = Self.milliseconds(since: start)
+            return record
+        }
         do {
             let result = try await pipeline.manager.retrieveImage(with: argument.source, options: options)
             if knowsPixelSize {
@@ -100,6 +105,38 @@ struct FetchRunner {
         }
         record.milliseconds = Self.milliseconds(since: start)
         return record
+    }
+
+    /// The cached file of a source cached under this run's processor, read as the disk cache reads (an expired
+    /// file is a miss; a read extends the expiration). Only bytes whose header can be read count: anything else
+    /// goes through the manager, which removes a cache file that doesn't decode.
+    private func cachedBytes(for key: String) -> (data: Data, size: (width: Int, height: Int))? {
+        guard usesCache, !forceRefresh else { return nil }
+        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: processor.identifier)
+        guard let data = try? pipeline.cache.diskStorage.value(forKey: computed), let size = HeaderSize.of(data)
+        else { return nil }
+        return (data, size)
+    }
+
+    /// A disk-cache hit served without decoding: the file's bytes are the serializer's output already.
+    private func serve(
+        _ cached: (data: Data, size: (width: Int, height: Int)), into record: inout FetchRecord, outputName: String
+    ) {
+        record.cacheType = Self.name(of: .disk)
+        if knowsPixelSize {
+            record.width = cached.size.width
+            record.height = cached.size.height
+        }
+        record.bytes = cached.data.count
+        let format = cached.data.kf.imageFormat
+        record.format = "\(format)".lowercased()
+        guard let url = outputURL(named: outputName, format: format) else { return }
+        do {
+            try cached.data.write(to: url, options: .atomic)
+            record.output = url.path
+        } catch {
+            record.error = "cannot write \(url.path): \(Self.reason(error))"
+        }
     }
 
     /// The bytes of the result in the output format: the cache file when there is one (written by the same

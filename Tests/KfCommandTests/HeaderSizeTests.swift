@@ -1,0 +1,44 @@
+import Foundation
+import Kingfisher
+import Testing
+
+@testable import kf
+
+@Suite("Header sizes read without decoding")
+struct HeaderSizeTests {
+    @Test(
+        "the header's size is the decoded size",
+        arguments: [ImageFormat.PNG, .JPEG, .GIF, .WebP])
+    func matchesDecodedSize(_ format: ImageFormat) throws {
+        for (width, height) in [(1, 1), (321, 97), (97, 321)] {
+            let image = try KFCrossPlatformImage(decoding: Samples.coordinatePNG(width: width, height: height))
+            // WebP at quality 1.0 is lossless (VP8L), below it lossy (VP8).
+            for quality in format == .WebP ? [1.0, 0.8] : [1.0] {
+                let data = try image.kf.encoded(as: format, compressionQuality: quality)
+                let size = try #require(HeaderSize.of(data), "\(format) q\(quality)")
+                #expect(size.width == width && size.height == height, "\(format) q\(quality)")
+            }
+        }
+    }
+
+    @Test("an animated WebP (VP8X) reports its canvas size")
+    func extendedWebP() throws {
+        let frames = try (0..<3).map { _ in
+            try KFCrossPlatformImage(decoding: Samples.coordinatePNG(width: 40, height: 30))
+        }
+        let animation = try KFCrossPlatformImage(frames: frames, frameDurations: [0.1, 0.1, 0.1])
+        let data = try animation.kf.encoded(as: .WebP, compressionQuality: 0.9)
+        let size = try #require(HeaderSize.of(data))
+        #expect(size.width == 40 && size.height == 30)
+    }
+
+    @Test("truncated or foreign bytes give nil, never a crash")
+    func badInput() throws {
+        let png = try Samples.coordinatePNG(width: 10, height: 10)
+        let jpeg = try Samples.jpeg(width: 10, height: 10)
+        for data in [Data(), png.prefix(12), jpeg.prefix(4), Data("GIF8".utf8), Data("RIFF0000WEBPVP8X".utf8)] {
+            #expect(HeaderSize.of(data) == nil)
+        }
+        #expect(HeaderSize.of(Data(repeating: 0xFF, count: 100)) == nil)
+    }
+}
