@@ -9,6 +9,9 @@
 #define CVIPS_H
 
 #include <vips/vips.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 // MARK: - Lifecycle and errors
 
@@ -23,6 +26,17 @@ static inline void cvips_silence_warnings(void) {
 }
 
 static inline void cvips_set_operation_cache_max(int max) { vips_cache_set_max(max); }
+
+/// glibc: allocations of `bytes` or more get their own mapping (returned to the system when freed) and the
+/// adaptive threshold is switched off. Returns 1 when it took effect; 0 on other C libraries.
+static inline int cvips_malloc_mmap_threshold(int bytes) {
+#ifdef __GLIBC__
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
 
 static inline const char *cvips_version_string(void) { return vips_version_string(); }
 

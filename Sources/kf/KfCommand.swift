@@ -10,4 +10,19 @@ struct KfCommand: AsyncParsableCommand {
         discussion: "Start with `kf demo`: it needs no network and writes kf-demo/contact-sheet.png.",
         version: "kf \(KingfisherVersion.string) (libvips \(ImageEngine.libvipsVersion))",
         subcommands: [FetchCommand.self, PrefetchCommand.self, InfoCommand.self, CacheCommand.self, DemoCommand.self])
+
+    /// Tunes malloc, then parses and runs the subcommand (ArgumentParser's own `main`, with that step first).
+    static func main() async {
+        MemoryTuning.apply()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -27,7 +27,7 @@ extension KingfisherError.ImageSettingErrorReason {
         case .emptySource:
             "There is no source to load an image from."
         case .dataProviderError(let provider, let error):
-            "The data provider for key \"\(provider.cacheKey)\" failed: \(error)"
+            "The data provider for key \"\(provider.cacheKey)\" failed: \(KingfisherError.readableDescription(of: error))"
         case .alternativeSourcesExhausted(let errors):
             "The image and all its alternative sources failed: "
                 + errors.map { "\($0.source.url?.absoluteString ?? $0.source.cacheKey): \($0.error)" }

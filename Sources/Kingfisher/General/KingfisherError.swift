@@ -44,3 +44,26 @@ extension KingfisherError: LocalizedError, CustomStringConvertible {
         "KingfisherError (code \(errorCode)): \(errorDescription ?? "")"
     }
 }
+
+extension KingfisherError {
+    /// A one-line description of any error for our messages: a `KingfisherError`'s own description, a Foundation
+    /// file error's reason and path (not the `NSError` dump), otherwise the error's localized description.
+    static func readableDescription(of error: any Error) -> String {
+        if let error = error as? KingfisherError { return error.errorDescription ?? "\(error)" }
+        let nsError = error as NSError
+        guard nsError.domain == NSCocoaErrorDomain else { return nsError.localizedDescription }
+        let path = (nsError.userInfo[NSFilePathErrorKey] as? String) ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path
+        var reason = nsError.localizedDescription
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? any Error,
+            (underlying as NSError).domain == NSPOSIXErrorDomain
+        {
+            reason = String(cString: strerror(Int32((underlying as NSError).code)))  // "No such file or directory"
+        } else if let path,
+            (try? URL(fileURLWithPath: path).resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory
+                == true
+        {
+            reason = "It is a directory, not a file."
+        }
+        return reason + (path.map { " (\($0))" } ?? "")
+    }
+}
