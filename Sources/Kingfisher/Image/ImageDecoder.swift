@@ -13,11 +13,13 @@ enum ImageDecoder {
     static func decode(_ data: Data, options: ImageCreatingOptions) throws(KingfisherError) -> KFCrossPlatformImage {
         let format = try checkedFormat(of: data)
         let animated = format.canBeAnimated && !options.onlyFirstFrame
-        let decoded = data.withUnsafeBytes { bytes in
-            Result { () throws(KingfisherError) -> VipsImageHandle in
-                let opened = try open(bytes, format: format, allFrames: animated)
-                return try failing(format) { () throws(VipsError) in
-                    try upright(opened.srgb8().materialised()).withoutProfile()
+        let decoded = DecodeAdmission.admitting(data, format: format) {
+            data.withUnsafeBytes { bytes in
+                Result { () throws(KingfisherError) -> VipsImageHandle in
+                    let opened = try open(bytes, format: format, allFrames: animated)
+                    return try failing(format) { () throws(VipsError) in
+                        try upright(opened.srgb8().materialised()).withoutProfile()
+                    }
                 }
             }
         }
@@ -38,18 +40,20 @@ enum ImageDecoder {
     {
         let format = try checkedFormat(of: data)
         let side = Int32(clamping: max(1, maxPixelSize))
-        let decoded = data.withUnsafeBytes { bytes in
-            Result { () throws(KingfisherError) -> VipsImageHandle in
-                _ = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
-                return try failing(format) { () throws(VipsError) in
-                    var output: UnsafeMutablePointer<VipsImage>?
-                    let status = cvips_thumbnail_buffer(
-                        bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
-                    guard status == 0, let output else {
-                        if let output { cvips_unref(output) }
-                        throw VipsRuntime.takeError("thumbnail")
+        let decoded = DecodeAdmission.admitting(data, format: format) {
+            data.withUnsafeBytes { bytes in
+                Result { () throws(KingfisherError) -> VipsImageHandle in
+                    _ = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
+                    return try failing(format) { () throws(VipsError) in
+                        var output: UnsafeMutablePointer<VipsImage>?
+                        let status = cvips_thumbnail_buffer(
+                            bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
+                        guard status == 0, let output else {
+                            if let output { cvips_unref(output) }
+                            throw VipsRuntime.takeError("thumbnail")
+                        }
+                        return try VipsImageHandle(owning: output).srgb8().materialised().withoutProfile()
                     }
-                    return try VipsImageHandle(owning: output).srgb8().materialised().withoutProfile()
                 }
             }
         }

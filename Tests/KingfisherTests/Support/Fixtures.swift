@@ -123,6 +123,19 @@ enum Fixtures {
         return save(owned) { cvips_jpeg_save($0, $1, $2, 95, 0, 0) }
     }
 
+    /// A progressive (interlaced) JPEG of the gradient, with an EXIF segment before the frame header.
+    static func progressiveJPEG(width: Int = 64, height: Int = 48) -> Data {
+        let pixels = gradientPixels(width: width, height: height)
+        let rgb = Array(pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element))
+        let image = raw(rgb, width: width, height: height, bands: 3, format: VIPS_FORMAT_UCHAR)
+        let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+        defer { cvips_unref(tagged) }
+        let owned = cvips_copy_memory(tagged)!
+        defer { cvips_unref(owned) }
+        cvips_set_int(owned, "orientation", 1)
+        return save(owned) { cvips_jpeg_save($0, $1, $2, 90, 1, 0) }
+    }
+
     /// A valid PNG signature and IHDR declaring `width` x `height`, with one tiny IDAT: a decompression bomb's header.
     static func pngHeaderOnly(width: UInt32, height: UInt32) -> Data {
         func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
