@@ -84,15 +84,15 @@ struct FetchRunner {
                 record.height = result.image.pixelHeight
             }
             record.cacheType = Self.name(of: result.cacheType)
-            guard let data = encoded(result, key: argument.source.cacheKey) else {
+            guard let encoded = encoded(result, key: argument.source.cacheKey) else {
                 throw CommandFailure("the image could not be encoded")
             }
-            record.bytes = data.count
-            let imageFormat = data.kf.imageFormat
+            record.bytes = encoded.count
+            let imageFormat = encoded.head.kf.imageFormat
             record.format = "\(imageFormat)".lowercased()
             if let url = outputURL(named: outputName, format: imageFormat) {
                 do {
-                    try data.write(to: url, options: .atomic)
+                    try (encoded.full ?? Data(contentsOf: encoded.file!)).write(to: url, options: .atomic)
                 } catch {
                     throw CommandFailure("cannot write \(url.path): \(Self.reason(error))")
                 }
@@ -141,14 +141,24 @@ struct FetchRunner {
 
     /// The bytes of the result in the output format: the cache file when there is one (written by the same
     /// serializer), otherwise encoded now (`result.data()` is the downloaded bytes, as in Kingfisher).
-    private func encoded(_ result: RetrieveImageResult, key: String) -> Data? {
+    ///
+    /// A cache file is only opened for its first bytes (format) and size; the whole of it is read when an output
+    /// is written.
+    private func encoded(_ result: RetrieveImageResult, key: String) -> (
+        head: Data, count: Int, full: Data?, file: URL?
+    )? {
         if usesCache,
             let file = pipeline.cache.cacheFileURLIfOnDisk(forKey: key, processorIdentifier: processor.identifier),
-            let data = try? Data(contentsOf: file), !data.isEmpty
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int, size > 0,
+            let handle = try? FileHandle(forReadingFrom: file)
         {
-            return data
+            defer { try? handle.close() }
+            if let head = try? handle.read(upToCount: 64), !head.isEmpty {
+                return (head, size, nil, file)
+            }
         }
-        return serializer.data(with: result.image, original: result.data())
+        guard let data = serializer.data(with: result.image, original: result.data()) else { return nil }
+        return (data.prefix(64), data.count, data, nil)
     }
 
     private func outputURL(named name: String, format: ImageFormat) -> URL? {
