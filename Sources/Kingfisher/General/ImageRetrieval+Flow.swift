@@ -35,17 +35,23 @@ extension ImageRetrieval {
             case .success(let value):
                 deliver(.success(value))
                 return
-            case .failure(let error) where error.isTaskCancelled || alternatives.isEmpty:
-                let exhausted = failures + [PropagationError(source: source, error: error)]
-                let final =
-                    failures.isEmpty || error.isTaskCancelled
-                    ? error : .imageSettingError(reason: .alternativeSourcesExhausted(exhausted))
-                deliver(.failure(final))
+            case .failure(let error) where error.isTaskCancelled || task.isCancelled:
+                // Cancelled after the downloader handed the task back: the cancel came first.
+                deliver(.failure(error.isTaskCancelled ? error : cancellationError))
                 return
             case .failure(let error):
                 failures.append(PropagationError(source: source, error: error))
+                guard !alternatives.isEmpty else {
+                    let final =
+                        failures.count == 1 ? error : .imageSettingError(reason: .alternativeSourcesExhausted(failures))
+                    deliver(.failure(final))
+                    return
+                }
                 source = alternatives.removeFirst()
-                replaceTask()
+                guard replaceTask() else {
+                    deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+                    return
+                }
             }
         }
     }
@@ -153,7 +159,8 @@ extension ImageRetrieval {
                 }))
     }
 
-    /// Step 4 for a network source: the downloader fetches, decodes and processes; it owns the task meanwhile.
+    /// Step 4 for a network source: the downloader fetches, decodes and processes; it owns the task meanwhile and
+    /// hands it back (not finished) when it delivers, so a cancel until the commit still counts.
     private func download(_ resource: any Resource) async -> Result<FetchedImage, KingfisherError> {
         let progress: DownloadProgressBlock? = progressBlock.map { block in
             let queue = options.callbackQueue
@@ -161,7 +168,8 @@ extension ImageRetrieval {
         }
         let loaded = await withCheckedContinuation { continuation in
             let caller = DownloadCaller(
-                url: resource.downloadURL, options: internalOptions, task: task, progressBlock: progress,
+                url: resource.downloadURL, options: internalOptions, task: task, handsTaskBack: true,
+                progressBlock: progress,
                 completion: { continuation.resume(returning: $0) })
             downloader.startAttempt(for: caller, retriedCount: 0, userInfo: nil)
         }
