@@ -135,7 +135,7 @@ extension ImageRetrieval {
     private func fromOriginalCache(_ source: Source) async -> CacheStep {
         let key = source.cacheKey
         guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !task.isCancelled,
-            originalCache.isCached(forKey: key, forcedExtension: options.forcedExtension),
+            await isOriginalCached(key),
             let (original, _) = await lookUp(key, in: originalCache, options: originalOptions)
         else { return .miss }
         guard !task.isCancelled else { return .cancelled }
@@ -157,6 +157,16 @@ extension ImageRetrieval {
                 result(processed, from: source, cacheType: .none) {
                     serializer.data(with: processed, original: nil)
                 }))
+    }
+
+    /// The existence probe before reading an original: on the original cache's I/O queue with
+    /// `asyncCacheTypeCheck` (as Kingfisher moves its probe off the caller's thread), else here.
+    private func isOriginalCached(_ key: String) async -> Bool {
+        let forcedExtension = options.forcedExtension
+        guard options.asyncCacheTypeCheck else {
+            return originalCache.isCached(forKey: key, forcedExtension: forcedExtension)
+        }
+        return await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: forcedExtension).cached
     }
 
     /// Step 4 for a network source: the downloader fetches, decodes and processes; it owns the task meanwhile and

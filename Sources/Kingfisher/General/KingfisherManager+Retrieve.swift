@@ -8,7 +8,7 @@ extension KingfisherManager {
     ///     `onlyFromCache`, `cacheMemoryOnly`, `waitForCache`, `cacheOriginalImage`, `targetCache`,
     ///     `originalCache`, `downloader`, `processor`, `cacheSerializer`, `imageModifier`, `alternativeSources`,
     ///     `callbackQueue`, `scaleFactor`, `processingQueue`, `forcedCacheFileExtension`,
-    ///     `loadDiskFileSynchronously`, the expirations and every downloader option. `nil` by default.
+    ///     `loadDiskFileSynchronously`, `asyncCacheTypeCheck`, the expirations and every downloader option. `nil` by default.
     ///   - progressBlock: download progress, on the callback queue. `nil` by default.
     ///   - downloadTaskUpdated: told when another download task takes over the retrieval (an alternative source).
     ///     Cancelling that task, or the returned one, cancels the whole retrieval. `nil` by default.

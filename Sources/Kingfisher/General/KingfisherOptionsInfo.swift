@@ -50,7 +50,12 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case alsoPrefetchToMemory
     /// Read the disk cache on the calling thread.
     case loadDiskFileSynchronously
-    /// Check the cache type asynchronously before starting.
+    /// Run the cache existence probe (a `stat`) on the cache's I/O queue instead of the calling thread:
+    /// ``ImagePrefetcher``'s check for already-cached sources and the manager's check for a cached original.
+    /// `loadDiskFileSynchronously` still decides where the disk read itself runs.
+    ///
+    /// - Note: Unlike Kingfisher, ``KingfisherManager`` never touches the disk on the caller's thread, with or
+    ///   without this option: only its memory lookup runs there.
     case asyncCacheTypeCheck
     /// Options for writing cache files.
     case diskStoreWriteOptions(Data.WritingOptions)

@@ -31,7 +31,8 @@ public typealias PrefetcherCompletionHandler =
 /// ```
 ///
 /// A source already cached under the options' processor is skipped without decoding (with
-/// `.alsoPrefetchToMemory`, one on disk is read into memory). Each other source goes through
+/// `.alsoPrefetchToMemory`, one on disk is read into memory); the check is one `stat`, on the cache's I/O queue with
+/// `.asyncCacheTypeCheck`. Each other source goes through
 /// ``KingfisherManager``, so the options (processor, retry strategy, `waitForCache`...) apply as there.
 /// The blocks run on the options' callback queue (`.untouch` by default, Kingfisher: the main queue).
 public final class ImagePrefetcher: Sendable {
@@ -157,12 +158,25 @@ public final class ImagePrefetcher: Sendable {
         return batch
     }
 
+    /// Checks whether the source is cached (on the cache's I/O queue with `asyncCacheTypeCheck`), then loads it.
     private func begin(_ index: Int) {
-        let source = sources[index]
+        let key = sources[index].cacheKey
         let cache = options.targetCache ?? manager.cache
-        let cached = cache.imageCachedType(
-            forKey: source.cacheKey, processorIdentifier: options.processor.identifier,
-            forcedExtension: options.forcedExtension)
+        let identifier = options.processor.identifier
+        let forcedExtension = options.forcedExtension
+        guard options.asyncCacheTypeCheck else {
+            let cached = cache.imageCachedType(
+                forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension)
+            load(index, cached: cached, cache: cache)
+            return
+        }
+        cache.imageCachedTypeAsync(forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension) {
+            self.load(index, cached: $0, cache: cache)
+        }
+    }
+
+    private func load(_ index: Int, cached: CacheType, cache: ImageCache) {
+        let source = sources[index]
         var internalOptions = options
         internalOptions.callbackQueue = .untouch
         switch cached {
