@@ -187,10 +187,18 @@ extension ImageRetrieval {
     }
 
     /// Step 4 for a provider: its data, decoded and processed on the processing pool.
+    /// The provider runs in a task of its own that a cancel of the retrieval cancels, so a provider that honours
+    /// task cancellation (a ``ThumbnailImageDataProvider`` downloading) stops early.
     private func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
+        let work = Task { try await provider.data() }
+        let reportCancelled: @Sendable () -> Void = { [self] in
+            work.cancel()
+            deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+        }
+        if !task.setPending(onCancel: reportCancelled) { work.cancel() }
         let data: Data
         do {
-            data = try await provider.data()
+            data = try await work.value
         } catch let error as KingfisherError {
             return .failure(error)
         } catch {

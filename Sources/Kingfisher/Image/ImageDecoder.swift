@@ -56,6 +56,18 @@ enum ImageDecoder {
         return KFCrossPlatformImage(storage: try decoded.get(), scale: scale, animation: nil, animatedImageData: nil)
     }
 
+    /// The width and height the header declares (of the first frame), without decoding pixels.
+    static func headerPixelSize(of data: Data) throws(KingfisherError) -> (width: Int, height: Int) {
+        let format = try checkedFormat(of: data)
+        let opened = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) -> (width: Int, height: Int) in
+                let image = try open(bytes, format: format, allFrames: false)
+                return (image.width, image.pageHeight)
+            }
+        }
+        return try opened.get()
+    }
+
     // MARK: - Steps
 
     private static func checkedFormat(of data: Data) throws(KingfisherError) -> ImageFormat {
