@@ -129,7 +129,19 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var alternativeSources: [Source]?
 
     public init(_ info: KingfisherOptionsInfo?) {
-        for option in info ?? [] {
+        self.init(folding: info ?? [])
+        finish()
+    }
+
+    /// `info` applied in order over the defaults, without ``finish()``, so more options can be applied later (the
+    /// manager keeps its default options like this and applies each call's options over them).
+    init(folding info: KingfisherOptionsInfo) {
+        apply(info)
+    }
+
+    /// Applies `info` in order; a later option wins over an earlier one and over what is already set.
+    mutating func apply(_ info: KingfisherOptionsInfo) {
+        for option in info {
             switch option {
             case .targetCache(let value): targetCache = value
             case .originalCache(let value): originalCache = value
@@ -168,6 +180,10 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .alternativeSources(let value): alternativeSources = value
             }
         }
+    }
+
+    /// Settles what depends on the whole list: the original cache is the target cache unless one was given.
+    mutating func finish() {
         if originalCache == nil { originalCache = targetCache }
     }
 
