@@ -9,6 +9,9 @@
 #define CVIPS_H
 
 #include <vips/vips.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 // MARK: - Lifecycle and errors
 
@@ -27,6 +30,15 @@ static inline void cvips_set_operation_cache_max(int max) { vips_cache_set_max(m
 static inline const char *cvips_version_string(void) { return vips_version_string(); }
 
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
+
+/// Returns freed heap memory to the system (glibc only; elsewhere a no-op); 1 when some was released.
+static inline int cvips_malloc_trim(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}
 
 static inline void cvips_free(void *pointer) { g_free(pointer); }
 

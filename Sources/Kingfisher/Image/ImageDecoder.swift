@@ -14,14 +14,19 @@ enum ImageDecoder {
         let format = try checkedFormat(of: data)
         let animated = format.canBeAnimated && !options.onlyFirstFrame
         let decoded = data.withUnsafeBytes { bytes in
-            Result { () throws(KingfisherError) -> VipsImageHandle in
+            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
                 let opened = try open(bytes, format: format, allFrames: animated)
-                return try failing(format) { () throws(VipsError) in
+                let pixels = opened.width * opened.height
+                let gate = LargeDecodeGate.enter(pixels: pixels)
+                defer { gate.leave() }
+                let image = try failing(format) { () throws(VipsError) in
                     try upright(opened.srgb8().materialised()).withoutProfile()
                 }
+                return (image, pixels)
             }
         }
-        let storage = try decoded.get()
+        let (storage, pixels) = try decoded.get()
+        VipsRuntime.releaseFreedMemory(afterDecoding: pixels)
         let animation = animated ? animationInfo(of: storage, totalDuration: options.duration) : nil
         return KFCrossPlatformImage(
             storage: storage,
@@ -39,9 +44,12 @@ enum ImageDecoder {
         let format = try checkedFormat(of: data)
         let side = Int32(clamping: max(1, maxPixelSize))
         let decoded = data.withUnsafeBytes { bytes in
-            Result { () throws(KingfisherError) -> VipsImageHandle in
-                _ = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
-                return try failing(format) { () throws(VipsError) in
+            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
+                let header = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
+                let pixels = header.width * header.pageHeight
+                let gate = LargeDecodeGate.enter(pixels: pixels)
+                defer { gate.leave() }
+                let image = try failing(format) { () throws(VipsError) in
                     var output: UnsafeMutablePointer<VipsImage>?
                     let status = cvips_thumbnail_buffer(
                         bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
@@ -51,9 +59,12 @@ enum ImageDecoder {
                     }
                     return try VipsImageHandle(owning: output).srgb8().materialised().withoutProfile()
                 }
+                return (image, pixels)
             }
         }
-        return KFCrossPlatformImage(storage: try decoded.get(), scale: scale, animation: nil, animatedImageData: nil)
+        let (storage, pixels) = try decoded.get()
+        VipsRuntime.releaseFreedMemory(afterDecoding: pixels)
+        return KFCrossPlatformImage(storage: storage, scale: scale, animation: nil, animatedImageData: nil)
     }
 
     /// The width and height the header declares (of the first frame), without decoding pixels.
