@@ -32,7 +32,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 echo "== building PrefetchTimer (release)"
-(cd "$ROOT/Benchmarks" && swift build -c release --product PrefetchTimer 2>&1 | grep -E "error|Compiling|Build complete" | tail -1)
+(cd "$ROOT/Benchmarks" && swift build -c release --product PrefetchTimer 2>&1 | grep -E "error|complete" || true)
 BIN="$(cd "$ROOT/Benchmarks" && swift build -c release --show-bin-path)/PrefetchTimer"
 [ -x "$BIN" ] || { echo "build failed"; exit 1; }
 
