@@ -32,11 +32,18 @@ let package = Package(
         benchmarkTarget("ImageDecoding"),
         benchmarkTarget("Downloading"),
         benchmarkTarget("Caching"),
+        benchmarkTarget("Manager"),
         // A plain timer for the side-by-side scripts, which compare against other tools' processes.
         .executableTarget(
             name: "DownsampleTimer",
             dependencies: [.product(name: "Kingfisher", package: rootPackage)],
             path: "Sources/DownsampleTimer"
+        ),
+        // The Kingfisher side of prefetch-vs-aiohttp.sh.
+        .executableTarget(
+            name: "PrefetchTimer",
+            dependencies: [.product(name: "Kingfisher", package: rootPackage)],
+            path: "Sources/PrefetchTimer"
         ),
         // Server and client for download-vs-curl.sh.
         .executableTarget(

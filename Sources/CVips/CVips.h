@@ -42,6 +42,15 @@ static inline const char *cvips_version_string(void) { return vips_version_strin
 
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
 
+/// Returns freed heap memory to the system (glibc only; elsewhere a no-op); 1 when some was released.
+static inline int cvips_malloc_trim(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}
+
 static inline void cvips_free(void *pointer) { g_free(pointer); }
 
 /// Copies and clears the error buffer in one step; free the result with cvips_free.

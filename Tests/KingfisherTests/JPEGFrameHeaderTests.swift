@@ -4,7 +4,7 @@ import Testing
 
 @testable import Kingfisher
 
-@Suite("JPEG frame headers and large-decode admission")
+@Suite("JPEG frame headers and the large-decode gate")
 struct JPEGFrameHeaderTests {
     @Test("baseline and progressive JPEGs are told apart, with their size and components")
     func readsFrameHeader() throws {
@@ -24,37 +24,62 @@ struct JPEGFrameHeaderTests {
         }
     }
 
-    @Test("large progressive JPEGs decode one at a time; small ones and other formats are not held back")
-    func admission() async throws {
-        // A header alone is enough: admission reads only the frame header.
-        var large = [UInt8](Fixtures.progressiveJPEG())
-        let sof = try #require((0..<large.count - 1).first { large[$0] == 0xFF && large[$0 + 1] == 0xC2 })
-        large[sof + 5] = 0x0B  // height 2880
-        large[sof + 6] = 0x40
-        large[sof + 7] = 0x14  // width 5120
-        large[sof + 8] = 0x00
-        let largeData = Data(large)
+    /// `jpeg` with its frame header rewritten to declare 5120 x 2880 (the gate reads only the header).
+    private func declaringLargeSize(_ jpeg: Data) throws -> Data {
+        var bytes = [UInt8](jpeg)
+        let sof = try #require(
+            (0..<bytes.count - 1).first { bytes[$0] == 0xFF && [0xC0, 0xC2].contains(bytes[$0 + 1]) })
+        bytes[sof + 5] = 0x0B  // height 2880
+        bytes[sof + 6] = 0x40
+        bytes[sof + 7] = 0x14  // width 5120
+        bytes[sof + 8] = 0x00
+        return Data(bytes)
+    }
+
+    @Test("large progressive JPEGs and other large images are gated; large baseline JPEGs and small images not")
+    func whatIsLarge() throws {
+        let pixels = 5120 * 2880
+        let progressive = try declaringLargeSize(Fixtures.progressiveJPEG())
+        let baseline = try declaringLargeSize(Fixtures.jpeg())
+        #expect(LargeDecodeGate.isLarge(progressive, format: .JPEG, pixels: pixels))
+        #expect(!LargeDecodeGate.isLarge(baseline, format: .JPEG, pixels: pixels))
+        #expect(LargeDecodeGate.isLarge(Fixtures.png(), format: .PNG, pixels: pixels))
+        #expect(!LargeDecodeGate.isLarge(progressive, format: .JPEG, pixels: 1_000_000))
+    }
+
+    @Test("large decodes run one at a time")
+    func oneLargeDecodeAtATime() throws {
+        let large = try declaringLargeSize(Fixtures.progressiveJPEG())
+        let small = Fixtures.progressiveJPEG()
         let running = Counter()
         let maximum = Counter()
-        await withTaskGroup(of: Void.self) { group in
-            for index in 0..<6 {
-                group.addTask {
-                    // Half large progressive, half small: only the large ones are serialised.
-                    let data = index.isMultiple(of: 2) ? largeData : Fixtures.progressiveJPEG()
-                    DecodeAdmission.admitting(data, format: .JPEG) {
-                        let now = running.add(index.isMultiple(of: 2) ? 1 : 0)
-                        maximum.raise(to: now)
-                        Thread.sleep(forTimeInterval: 0.02)
-                        _ = running.add(index.isMultiple(of: 2) ? -1 : 0)
+        // Each on its own thread, as decodes run on the processing pool's threads.
+        let group = DispatchGroup()
+        for index in 0..<6 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    let isLarge = index.isMultiple(of: 2)
+                    let gate = LargeDecodeGate.enter(
+                        isLarge ? large : small, format: .JPEG, pixels: isLarge ? 5120 * 2880 : 64 * 48)
+                    defer { gate.leave() }
+                    if isLarge {
+                        maximum.raise(to: running.add(1))
+                        Thread.sleep(forTimeInterval: 0.03)
+                        _ = running.add(-1)
+                    } else {
+                        Thread.sleep(forTimeInterval: 0.01)
                     }
                 }
-            }
+            }.start()
         }
+        group.wait()
         #expect(maximum.value == 1)
     }
 }
 
-/// A thread-safe integer for the admission test.
+/// A thread-safe integer for the gate test.
 private final class Counter: Sendable {
     private let storage = Mutex(0)
     var value: Int { storage.withLock { $0 } }

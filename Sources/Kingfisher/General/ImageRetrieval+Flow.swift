@@ -35,17 +35,23 @@ extension ImageRetrieval {
             case .success(let value):
                 deliver(.success(value))
                 return
-            case .failure(let error) where error.isTaskCancelled || alternatives.isEmpty:
-                let exhausted = failures + [PropagationError(source: source, error: error)]
-                let final =
-                    failures.isEmpty || error.isTaskCancelled
-                    ? error : .imageSettingError(reason: .alternativeSourcesExhausted(exhausted))
-                deliver(.failure(final))
+            case .failure(let error) where error.isTaskCancelled || task.isCancelled:
+                // Cancelled after the downloader handed the task back: the cancel came first.
+                deliver(.failure(error.isTaskCancelled ? error : cancellationError))
                 return
             case .failure(let error):
                 failures.append(PropagationError(source: source, error: error))
+                guard !alternatives.isEmpty else {
+                    let final =
+                        failures.count == 1 ? error : .imageSettingError(reason: .alternativeSourcesExhausted(failures))
+                    deliver(.failure(final))
+                    return
+                }
                 source = alternatives.removeFirst()
-                replaceTask()
+                guard replaceTask() else {
+                    deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+                    return
+                }
             }
         }
     }
@@ -129,7 +135,7 @@ extension ImageRetrieval {
     private func fromOriginalCache(_ source: Source) async -> CacheStep {
         let key = source.cacheKey
         guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !task.isCancelled,
-            originalCache.isCached(forKey: key, forcedExtension: options.forcedExtension),
+            await isOriginalCached(key),
             let (original, _) = await lookUp(key, in: originalCache, options: originalOptions)
         else { return .miss }
         guard !task.isCancelled else { return .cancelled }
@@ -153,7 +159,18 @@ extension ImageRetrieval {
                 }))
     }
 
-    /// Step 4 for a network source: the downloader fetches, decodes and processes; it owns the task meanwhile.
+    /// The existence probe before reading an original: on the original cache's I/O queue with
+    /// `asyncCacheTypeCheck` (as Kingfisher moves its probe off the caller's thread), else here.
+    private func isOriginalCached(_ key: String) async -> Bool {
+        let forcedExtension = options.forcedExtension
+        guard options.asyncCacheTypeCheck else {
+            return originalCache.isCached(forKey: key, forcedExtension: forcedExtension)
+        }
+        return await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: forcedExtension).cached
+    }
+
+    /// Step 4 for a network source: the downloader fetches, decodes and processes; it owns the task meanwhile and
+    /// hands it back (not finished) when it delivers, so a cancel until the commit still counts.
     private func download(_ resource: any Resource) async -> Result<FetchedImage, KingfisherError> {
         let progress: DownloadProgressBlock? = progressBlock.map { block in
             let queue = options.callbackQueue
@@ -161,7 +178,8 @@ extension ImageRetrieval {
         }
         let loaded = await withCheckedContinuation { continuation in
             let caller = DownloadCaller(
-                url: resource.downloadURL, options: internalOptions, task: task, progressBlock: progress,
+                url: resource.downloadURL, options: internalOptions, task: task, handsTaskBack: true,
+                progressBlock: progress,
                 completion: { continuation.resume(returning: $0) })
             downloader.startAttempt(for: caller, retriedCount: 0, userInfo: nil)
         }
@@ -169,10 +187,18 @@ extension ImageRetrieval {
     }
 
     /// Step 4 for a provider: its data, decoded and processed on the processing pool.
+    /// The provider runs in a task of its own that a cancel of the retrieval cancels, so a provider that honours
+    /// task cancellation (a ``ThumbnailImageDataProvider`` downloading) stops early.
     private func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
+        let work = Task { try await provider.data() }
+        let reportCancelled: @Sendable () -> Void = { [self] in
+            work.cancel()
+            deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+        }
+        if !task.setPending(onCancel: reportCancelled) { work.cancel() }
         let data: Data
         do {
-            data = try await provider.data()
+            data = try await work.value
         } catch let error as KingfisherError {
             return .failure(error)
         } catch {

@@ -6,13 +6,13 @@ import Synchronization
 ///
 /// Cancellation works through the caller's ``DownloadTask``. While the manager works (cache lookups, a provider,
 /// processing an original) the task is pending with the manager's reporter; while downloading, the downloader
-/// owns it. Before any cache write the retrieval commits: from then on a cancel does nothing, and a cancel that
-/// came first stops the write.
+/// owns it and hands it back when it delivers. Before any cache write the retrieval commits: from then on a
+/// cancel does nothing, and a cancel that came first stops the write.
 ///
 /// When the source fails and `.alternativeSources` has more, each alternative gets a new task, handed to
-/// `downloadTaskUpdated` (as Kingfisher does); cancel that one to cancel the rest of the retrieval. An earlier
-/// task that is still pending (its source failed in the manager: a cache-only miss, a provider) cancels the
-/// retrieval too; one the downloader finished does not (as in Kingfisher).
+/// `downloadTaskUpdated` (as Kingfisher does). Every task of the retrieval keeps cancelling all of it: the one
+/// `retrieveImage` returned (and the `async` form's cancellation) stops whichever alternative runs, including its
+/// download.
 final class ImageRetrieval: Sendable {
     typealias Completion = @Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void
 
@@ -24,7 +24,8 @@ final class ImageRetrieval: Sendable {
     let downloader: ImageDownloader
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
-    private let currentTask: Mutex<DownloadTask>
+    /// Every task of the retrieval: the caller's first, then one per alternative source; the last is current.
+    private let tasks: Mutex<[DownloadTask]>
     private let completion: Mutex<Completion?>
 
     init(
@@ -37,20 +38,34 @@ final class ImageRetrieval: Sendable {
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
-        self.currentTask = Mutex(task)
+        self.tasks = Mutex([task])
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
         self.completion = Mutex(completion ?? { _ in })
     }
 
-    /// The task the caller cancels the retrieval with: the first one, or the latest alternative's.
-    var task: DownloadTask { currentTask.withLock { $0 } }
+    /// The task of the source being retrieved now: the first one, or the latest alternative's.
+    var task: DownloadTask { tasks.withLock { $0[$0.count - 1] } }
 
-    /// Gives the retrieval a new task for the next alternative source and tells the caller.
-    func replaceTask() {
-        let task = DownloadTask()
-        currentTask.withLock { $0 = task }
-        downloadTaskUpdated?(task)
+    /// Gives the retrieval a new task for the next alternative source and tells the caller; the task it replaces
+    /// now cancels the whole retrieval.
+    /// - Returns: `false` when the replaced task was cancelled already: the retrieval must end as cancelled.
+    func replaceTask() -> Bool {
+        let next = DownloadTask()
+        // The new task is current before the old one forwards to it, so a cancel in between cannot miss it.
+        let previous = tasks.withLock { tasks in
+            defer { tasks.append(next) }
+            return tasks[tasks.count - 1]
+        }
+        guard previous.setPending(onCancel: { [self] in cancelFromEarlierTask() }) else { return false }
+        downloadTaskUpdated?(next)
+        return true
+    }
+
+    /// An earlier task was cancelled: stop the current source's work (its download too), then tell the caller.
+    private func cancelFromEarlierTask() {
+        task.cancel()
+        deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
     }
 
     /// The options for work inside the retrieval: callbacks run where the work finished.
@@ -77,6 +92,8 @@ final class ImageRetrieval: Sendable {
             return stored
         }
         guard let handler else { return }
+        // Cancelling any task of the retrieval does nothing from now on.
+        for task in tasks.withLock({ $0 }) { task.markFinished() }
         options.callbackQueue.execute { handler(result) }
     }
 
@@ -90,15 +107,12 @@ final class ImageRetrieval: Sendable {
             metrics: metrics)
     }
 
-    /// Takes the task back from the downloader (or holds it from the start) so a cancel reaches the caller.
+    /// Holds the current task while the manager works (a cache lookup, a provider) so a cancel reaches the caller.
     /// - Returns: `false` when the task was cancelled already; the caller has then been told.
     func holdTask() -> Bool {
         let task = self.task
         let reportCancelled: @Sendable () -> Void = { [self] in
             deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
-            // An earlier source's task was cancelled: stop the alternative that runs now too.
-            let current = self.task
-            if current !== task { current.cancel() }
         }
         guard task.setPending(onCancel: reportCancelled) else {
             if task.isCancelled { reportCancelled() }

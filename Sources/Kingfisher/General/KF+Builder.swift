@@ -70,7 +70,7 @@ extension KF {
         }
 
         private static func options(of state: State) -> KingfisherParsedOptionsInfo {
-            var options = KingfisherParsedOptionsInfo((state.manager ?? .shared).defaultOptions)
+            var options = (state.manager ?? .shared).parsedOptions(nil)
             for change in state.changes { change(&options) }
             return options
         }

@@ -8,12 +8,13 @@ extension KingfisherManager {
     ///     `onlyFromCache`, `cacheMemoryOnly`, `waitForCache`, `cacheOriginalImage`, `targetCache`,
     ///     `originalCache`, `downloader`, `processor`, `cacheSerializer`, `imageModifier`, `alternativeSources`,
     ///     `callbackQueue`, `scaleFactor`, `processingQueue`, `forcedCacheFileExtension`,
-    ///     `loadDiskFileSynchronously`, the expirations and every downloader option. `nil` by default.
+    ///     `loadDiskFileSynchronously`, `asyncCacheTypeCheck`, the expirations and every downloader option. `nil` by default.
     ///   - progressBlock: download progress, on the callback queue. `nil` by default.
-    ///   - downloadTaskUpdated: told when another download task takes over the retrieval. `nil` by default.
+    ///   - downloadTaskUpdated: told when another download task takes over the retrieval (an alternative source).
+    ///     Cancelling that task, or the returned one, cancels the whole retrieval. `nil` by default.
     ///   - completionHandler: called exactly once on the callback queue (`.untouch` by default), also when the
     ///     retrieval is cancelled (with an error whose ``KingfisherError/isTaskCancelled`` is `true`).
-    /// - Returns: the task to cancel the retrieval with; `nil` when the image was in the memory cache and the
+    /// - Returns: the task to cancel the retrieval with, alternative sources' downloads included; `nil` when the image was in the memory cache and the
     ///   completion handler has been called already.
     @discardableResult
     public func retrieveImage(

@@ -30,7 +30,16 @@ public final class KingfisherManager: Sendable {
     /// The downloader network sources go through, unless `.downloader` says otherwise.
     public let downloader: ImageDownloader
 
-    private let storedDefaultOptions = Mutex<KingfisherOptionsInfo>([])
+    /// The default options, parsed once when they are set: a retrieval reads them on every call.
+    private struct Defaults: Sendable {
+        var items: KingfisherOptionsInfo = []
+        /// `items` applied but not finished, for applying a call's options over them.
+        var folded = KingfisherParsedOptionsInfo(folding: [])
+        /// `items` parsed, for a call without options.
+        var parsed = KingfisherParsedOptionsInfo(nil)
+    }
+
+    private let defaults = Mutex(Defaults())
 
     /// A manager over `downloader` and `cache`.
     public init(downloader: ImageDownloader, cache: ImageCache) {
@@ -41,12 +50,22 @@ public final class KingfisherManager: Sendable {
     /// Options applied to every retrieval, before the options passed to it (which win when both set the same
     /// option). Empty by default.
     public var defaultOptions: KingfisherOptionsInfo {
-        get { storedDefaultOptions.withLock { $0 } }
-        set { storedDefaultOptions.withLock { $0 = newValue } }
+        get { defaults.withLock { $0.items } }
+        set {
+            let folded = KingfisherParsedOptionsInfo(folding: newValue)
+            var parsed = folded
+            parsed.finish()
+            defaults.withLock { $0 = Defaults(items: newValue, folded: folded, parsed: parsed) }
+        }
     }
 
-    /// The default options followed by `options`, parsed.
+    /// The default options followed by `options`, parsed: the same as parsing the two lists joined, without
+    /// joining them or parsing the defaults again on every call.
     func parsedOptions(_ options: KingfisherOptionsInfo?) -> KingfisherParsedOptionsInfo {
-        KingfisherParsedOptionsInfo(defaultOptions + (options ?? []))
+        guard let options, !options.isEmpty else { return defaults.withLock { $0.parsed } }
+        var parsed = defaults.withLock { $0.folded }
+        parsed.apply(options)
+        parsed.finish()
+        return parsed
     }
 }

@@ -50,7 +50,12 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case alsoPrefetchToMemory
     /// Read the disk cache on the calling thread.
     case loadDiskFileSynchronously
-    /// Check the cache type asynchronously before starting.
+    /// Run the cache existence probe (a `stat`) on the cache's I/O queue instead of the calling thread:
+    /// ``ImagePrefetcher``'s check for already-cached sources and the manager's check for a cached original.
+    /// `loadDiskFileSynchronously` still decides where the disk read itself runs.
+    ///
+    /// - Note: Unlike Kingfisher, ``KingfisherManager`` never touches the disk on the caller's thread, with or
+    ///   without this option: only its memory lookup runs there.
     case asyncCacheTypeCheck
     /// Options for writing cache files.
     case diskStoreWriteOptions(Data.WritingOptions)
@@ -124,7 +129,19 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var alternativeSources: [Source]?
 
     public init(_ info: KingfisherOptionsInfo?) {
-        for option in info ?? [] {
+        self.init(folding: info ?? [])
+        finish()
+    }
+
+    /// `info` applied in order over the defaults, without ``finish()``, so more options can be applied later (the
+    /// manager keeps its default options like this and applies each call's options over them).
+    init(folding info: KingfisherOptionsInfo) {
+        apply(info)
+    }
+
+    /// Applies `info` in order; a later option wins over an earlier one and over what is already set.
+    mutating func apply(_ info: KingfisherOptionsInfo) {
+        for option in info {
             switch option {
             case .targetCache(let value): targetCache = value
             case .originalCache(let value): originalCache = value
@@ -163,6 +180,10 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .alternativeSources(let value): alternativeSources = value
             }
         }
+    }
+
+    /// Settles what depends on the whole list: the original cache is the target cache unless one was given.
+    mutating func finish() {
         if originalCache == nil { originalCache = targetCache }
     }
 

@@ -13,17 +13,20 @@ enum ImageDecoder {
     static func decode(_ data: Data, options: ImageCreatingOptions) throws(KingfisherError) -> KFCrossPlatformImage {
         let format = try checkedFormat(of: data)
         let animated = format.canBeAnimated && !options.onlyFirstFrame
-        let decoded = DecodeAdmission.admitting(data, format: format) {
-            data.withUnsafeBytes { bytes in
-                Result { () throws(KingfisherError) -> VipsImageHandle in
-                    let opened = try open(bytes, format: format, allFrames: animated)
-                    return try failing(format) { () throws(VipsError) in
-                        try upright(opened.srgb8().materialised()).withoutProfile()
-                    }
+        let decoded = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
+                let opened = try open(bytes, format: format, allFrames: animated)
+                let pixels = opened.width * opened.height
+                let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
+                defer { gate.leave() }
+                let image = try failing(format) { () throws(VipsError) in
+                    try upright(opened.srgb8().materialised()).withoutProfile()
                 }
+                return (image, pixels)
             }
         }
-        let storage = try decoded.get()
+        let (storage, pixels) = try decoded.get()
+        VipsRuntime.releaseFreedMemory(afterDecoding: pixels)
         let animation = animated ? animationInfo(of: storage, totalDuration: options.duration) : nil
         return KFCrossPlatformImage(
             storage: storage,
@@ -40,24 +43,40 @@ enum ImageDecoder {
     {
         let format = try checkedFormat(of: data)
         let side = Int32(clamping: max(1, maxPixelSize))
-        let decoded = DecodeAdmission.admitting(data, format: format) {
-            data.withUnsafeBytes { bytes in
-                Result { () throws(KingfisherError) -> VipsImageHandle in
-                    _ = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
-                    return try failing(format) { () throws(VipsError) in
-                        var output: UnsafeMutablePointer<VipsImage>?
-                        let status = cvips_thumbnail_buffer(
-                            bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
-                        guard status == 0, let output else {
-                            if let output { cvips_unref(output) }
-                            throw VipsRuntime.takeError("thumbnail")
-                        }
-                        return try VipsImageHandle(owning: output).srgb8().materialised().withoutProfile()
+        let decoded = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
+                let header = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
+                let pixels = header.width * header.pageHeight
+                let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
+                defer { gate.leave() }
+                let image = try failing(format) { () throws(VipsError) in
+                    var output: UnsafeMutablePointer<VipsImage>?
+                    let status = cvips_thumbnail_buffer(
+                        bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
+                    guard status == 0, let output else {
+                        if let output { cvips_unref(output) }
+                        throw VipsRuntime.takeError("thumbnail")
                     }
+                    return try VipsImageHandle(owning: output).srgb8().materialised().withoutProfile()
                 }
+                return (image, pixels)
             }
         }
-        return KFCrossPlatformImage(storage: try decoded.get(), scale: scale, animation: nil, animatedImageData: nil)
+        let (storage, pixels) = try decoded.get()
+        VipsRuntime.releaseFreedMemory(afterDecoding: pixels)
+        return KFCrossPlatformImage(storage: storage, scale: scale, animation: nil, animatedImageData: nil)
+    }
+
+    /// The width and height the header declares (of the first frame), without decoding pixels.
+    static func headerPixelSize(of data: Data) throws(KingfisherError) -> (width: Int, height: Int) {
+        let format = try checkedFormat(of: data)
+        let opened = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) -> (width: Int, height: Int) in
+                let image = try open(bytes, format: format, allFrames: false)
+                return (image.width, image.pageHeight)
+            }
+        }
+        return try opened.get()
     }
 
     // MARK: - Steps

@@ -18,6 +18,18 @@ enum VipsRuntime {
         try initialisation.get()
     }
 
+    /// Source images of at least this many pixels leave enough freed memory behind to be worth handing back.
+    static let largeDecodePixels = 8_000_000
+
+    /// After a large decode, hands the memory it freed back to the system (glibc's `malloc_trim`). A large JPEG's
+    /// decode buffers are tens of megabytes, freed in the arena of whichever thread ran it; without this, each
+    /// decoding thread's arena keeps its peak, and a process's resident size grows with the number of threads
+    /// that ever decoded a large image. A no-op for smaller images: trimming walks the heap.
+    static func releaseFreedMemory(afterDecoding pixels: Int) {
+        guard pixels >= largeDecodePixels else { return }
+        _ = cvips_malloc_trim()
+    }
+
     /// Copies and clears libvips' error buffer, so its text never reaches a later call.
     static func takeError(_ operation: String) -> VipsError {
         var message = ""

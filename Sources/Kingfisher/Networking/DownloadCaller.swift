@@ -12,16 +12,20 @@ final class DownloadCaller: Sendable {
     let options: KingfisherParsedOptionsInfo
     let progressBlock: DownloadProgressBlock?
     let task: DownloadTask
+    /// Whether delivering hands ``task`` back to its owner (see ``DownloadTask/handBack()``) instead of finishing it.
+    let handsTaskBack: Bool
     private let currentAttempt = Mutex(Attempt(retriedCount: 0, userInfo: nil))
     private let completion: Mutex<(@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?>
 
     init(
-        url: URL, options: KingfisherParsedOptionsInfo, task: DownloadTask, progressBlock: DownloadProgressBlock?,
+        url: URL, options: KingfisherParsedOptionsInfo, task: DownloadTask, handsTaskBack: Bool = false,
+        progressBlock: DownloadProgressBlock?,
         completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     ) {
         self.url = url
         self.options = options
         self.task = task
+        self.handsTaskBack = handsTaskBack
         self.progressBlock = progressBlock
         self.completion = Mutex(completion ?? { _ in })
     }
@@ -43,7 +47,7 @@ final class DownloadCaller: Sendable {
             return stored
         }
         guard let handler else { return }
-        task.markFinished()
+        if handsTaskBack { task.handBack() } else { task.markFinished() }
         options.callbackQueue.execute { handler(result) }
     }
 

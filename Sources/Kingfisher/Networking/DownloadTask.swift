@@ -86,6 +86,18 @@ public final class DownloadTask: Sendable {
         }
     }
 
+    /// The downloader is done with this task but its owner (a retrieval) is not: back to pending with no reporter,
+    /// so a cancel from now on is recorded (``isCancelled``) for the owner to see. Does nothing once cancelled or
+    /// finished.
+    func handBack() {
+        storage.withLock { storage in
+            switch storage.state {
+            case .pending, .attached: storage.state = .pending(onCancel: nil)
+            case .cancelled, .finished: break
+            }
+        }
+    }
+
     func markFinished() {
         storage.withLock { storage in
             if case .cancelled = storage.state { return }

@@ -31,9 +31,13 @@ public typealias PrefetcherCompletionHandler =
 /// ```
 ///
 /// A source already cached under the options' processor is skipped without decoding (with
-/// `.alsoPrefetchToMemory`, one on disk is read into memory). Each other source goes through
+/// `.alsoPrefetchToMemory`, one on disk is read into memory; with `.forceRefresh` nothing is skipped); the check is
+/// one `stat`, on the cache's I/O queue with `.asyncCacheTypeCheck`. Each other source goes through
 /// ``KingfisherManager``, so the options (processor, retry strategy, `waitForCache`...) apply as there.
-/// The blocks run on the options' callback queue (`.untouch` by default, Kingfisher: the main queue).
+///
+/// The progress block runs once per source as it ends (skipped, failed or completed), with the lists so far; the
+/// completion handler runs once, after the last. Both run on the options' callback queue (`.untouch` by default,
+/// Kingfisher: the main queue).
 public final class ImagePrefetcher: Sendable {
     private struct State {
         var maxConcurrentDownloads = 5
@@ -118,33 +122,41 @@ public final class ImagePrefetcher: Sendable {
         set { state.withLock { $0.maxConcurrentDownloads = max(1, newValue) } }
     }
 
-    /// Starts prefetching; later calls do nothing.
+    /// Starts prefetching; later calls, and calls after ``stop()``, do nothing.
     public func start() {
         let (batch, done) = state.withLock { state -> ([Int], Snapshot?) in
             guard !state.started, !state.stopped else { return ([], nil) }
             state.started = true
-            if sources.isEmpty {
-                state.finished = true
-                return ([], ([], [], []))
-            }
+            if sources.isEmpty { return ([], complete(&state)) }
             return (Self.takeNext(&state, count: state.maxConcurrentDownloads, total: sources.count), nil)
         }
-        if let done { report(done, finished: true) }
+        if let done { report(progress: nil, completion: done) }
         for index in batch { begin(index) }
     }
 
-    /// Cancels the loads in flight and starts no more; the completion handler then runs once with what
-    /// finished (cancelled loads count as failed).
+    /// Cancels the loads in flight and starts no more. Each cancelled load is reported as failed through the
+    /// progress block; then the completion handler runs once, with the sources that never started added to the
+    /// failed ones (as Kingfisher documents). Stopping before ``start()`` completes at once with every source
+    /// failed; stopping after the completion does nothing.
     public func stop() {
         let (tasks, done) = state.withLock { state -> ([DownloadTask], Snapshot?) in
             guard !state.stopped, !state.finished else { return ([], nil) }
             state.stopped = true
             guard state.running.isEmpty else { return (Array(state.tasks.values), nil) }
-            state.finished = true
-            return ([], (state.skipped, state.failed, state.completed))
+            return ([], complete(&state))
         }
         for task in tasks { task.cancel() }
-        if let done { report(done, finished: true) }
+        if let done { report(progress: nil, completion: done) }
+    }
+
+    /// Marks the prefetch finished; after a stop, the sources never started count as failed.
+    private func complete(_ state: inout State) -> Snapshot {
+        state.finished = true
+        if state.stopped {
+            state.failed.append(contentsOf: sources[state.next...])
+            state.next = sources.count
+        }
+        return (state.skipped, state.failed, state.completed)
     }
 
     private static func takeNext(_ state: inout State, count: Int, total: Int) -> [Int] {
@@ -157,12 +169,30 @@ public final class ImagePrefetcher: Sendable {
         return batch
     }
 
+    /// Checks whether the source is cached (on the cache's I/O queue with `asyncCacheTypeCheck`), then loads it.
     private func begin(_ index: Int) {
-        let source = sources[index]
+        let key = sources[index].cacheKey
         let cache = options.targetCache ?? manager.cache
-        let cached = cache.imageCachedType(
-            forKey: source.cacheKey, processorIdentifier: options.processor.identifier,
-            forcedExtension: options.forcedExtension)
+        let identifier = options.processor.identifier
+        let forcedExtension = options.forcedExtension
+        guard !options.forceRefresh else {
+            // As in Kingfisher: a forced refresh loads every source, cached or not.
+            load(index, cached: .none, cache: cache)
+            return
+        }
+        guard options.asyncCacheTypeCheck else {
+            let cached = cache.imageCachedType(
+                forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension)
+            load(index, cached: cached, cache: cache)
+            return
+        }
+        cache.imageCachedTypeAsync(forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension) {
+            self.load(index, cached: $0, cache: cache)
+        }
+    }
+
+    private func load(_ index: Int, cached: CacheType, cache: ImageCache) {
+        let source = sources[index]
         var internalOptions = options
         internalOptions.callbackQueue = .untouch
         switch cached {
@@ -187,8 +217,8 @@ public final class ImagePrefetcher: Sendable {
     }
 
     private func finish(_ index: Int, _ outcome: Outcome) {
-        let (batch, snapshot, finished) = state.withLock { state -> ([Int], Snapshot?, Bool) in
-            guard state.running.remove(index) != nil else { return ([], nil, false) }
+        let (batch, snapshot, finished) = state.withLock { state -> ([Int], Snapshot?, Snapshot?) in
+            guard state.running.remove(index) != nil else { return ([], nil, nil) }
             state.tasks[index] = nil
             switch outcome {
             case .skipped: state.skipped.append(sources[index])
@@ -196,22 +226,23 @@ public final class ImagePrefetcher: Sendable {
             case .completed: state.completed.append(sources[index])
             }
             let batch = state.stopped ? [] : Self.takeNext(&state, count: 1, total: sources.count)
+            let progress = (state.skipped, state.failed, state.completed)
             let done = state.running.isEmpty && (state.stopped || state.next == sources.count) && !state.finished
-            if done { state.finished = true }
-            return (batch, (state.skipped, state.failed, state.completed), done)
+            return (batch, progress, done ? complete(&state) : nil)
         }
         guard let snapshot else { return }
-        report(snapshot, finished: finished)
+        report(progress: snapshot, completion: finished)
         for next in batch { begin(next) }
     }
 
-    private func report(_ snapshot: Snapshot, finished: Bool) {
+    /// One progress report (a source finished), then the completion when the prefetch has ended.
+    private func report(progress: Snapshot?, completion: Snapshot?) {
         let queue = options.callbackQueue
-        if let progressBlock, !snapshot.skipped.isEmpty || !snapshot.failed.isEmpty || !snapshot.completed.isEmpty {
-            queue.execute { progressBlock(snapshot.skipped, snapshot.failed, snapshot.completed) }
+        if let progressBlock, let progress {
+            queue.execute { progressBlock(progress.skipped, progress.failed, progress.completed) }
         }
-        if finished, let completionHandler {
-            queue.execute { completionHandler(snapshot.skipped, snapshot.failed, snapshot.completed) }
+        if let completionHandler, let completion {
+            queue.execute { completionHandler(completion.skipped, completion.failed, completion.completed) }
         }
     }
 }

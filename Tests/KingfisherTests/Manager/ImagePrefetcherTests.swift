@@ -130,8 +130,9 @@ struct ImagePrefetcherTests {
             let paths = (0..<4).map { "/\($0).png" }
             for path in paths { f.server.route(path, .init(body: Fixtures.png(), held: true)) }
             let recorder = PrefetchRecorder()
+            let sources: [Source] = paths.map { .network(f.server.url($0)) }
             let prefetcher = ImagePrefetcher(
-                sources: paths.map { .network(f.server.url($0)) }, options: [.waitForCache],
+                sources: sources, options: [.waitForCache], progressBlock: recorder.progress,
                 completionHandler: recorder.completion, manager: f.manager)
             prefetcher.maxConcurrentDownloads = 2
             prefetcher.start()
@@ -140,10 +141,13 @@ struct ImagePrefetcherTests {
             prefetcher.stop()
             await recorder.waitForCompletion()
             for path in paths { f.server.release(path) }
-            // Then those two fail as cancelled, the rest never start, and nothing is cached
+            // Then those two fail as cancelled (one progress report each), the two never started are listed as failed
+            // in the completion (as Kingfisher documents), and nothing is cached
             let final = try #require(recorder.completions.first)
-            #expect(final.failed.count == 2)
+            #expect(final.failed.count == 4)
+            #expect(Set(final.failed.map(\.cacheKey)) == Set(sources.map(\.cacheKey)))
             #expect(final.completed.isEmpty)
+            #expect(recorder.progressReports.map(\.failed.count).sorted() == [1, 2])
             #expect(f.server.totalHits == 2)
             prefetcher.stop()
             prefetcher.start()
@@ -158,6 +162,111 @@ struct ImagePrefetcherTests {
             ImagePrefetcher(sources: [], completionHandler: recorder.completion, manager: f.manager).start()
             await recorder.waitForCompletion()
             #expect(recorder.completions.count == 1)
+        }
+    }
+
+    @Test func progressRunsOncePerSourceAndTheCompletionOnceAfterTheLast() async throws {
+        try await withManager { f in
+            // Given a cached image, a missing one and two to load, one at a time
+            f.server.route("/cached.png", .ok(Fixtures.png()))
+            f.server.route("/missing.png", .status(404))
+            f.server.route("/a.png", .ok(Fixtures.png()))
+            f.server.route("/b.png", .ok(Fixtures.png()))
+            let cached = f.server.url("/cached.png")
+            _ = try await f.manager.retrieveImage(with: cached, options: [.waitForCache])
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                sources: [.network(cached)] + ["/missing.png", "/a.png", "/b.png"].map { .network(f.server.url($0)) },
+                options: [.waitForCache], progressBlock: recorder.progress, completionHandler: recorder.completion,
+                manager: f.manager)
+            prefetcher.maxConcurrentDownloads = 1
+            // When it runs to the end
+            prefetcher.start()
+            await recorder.waitForCompletion()
+            // Then each source gave one progress report with the lists so far, in order (one at a time), and the
+            // completion came once with every source in its list
+            let counts = recorder.progressReports.map { [$0.skipped.count, $0.failed.count, $0.completed.count] }
+            #expect(counts == [[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 1, 2]])
+            #expect(recorder.completions.count == 1)
+            let final = try #require(recorder.completions.first)
+            #expect(final.skipped.map(\.cacheKey) == [cached.cacheKey])
+            #expect(final.failed.map(\.url) == [f.server.url("/missing.png")])
+            #expect(final.completed.count == 2)
+            #expect(f.server.hits("/cached.png") == 1)
+            prefetcher.stop()
+            #expect(recorder.completions.count == 1)
+        }
+    }
+
+    @Test func theRetryStrategyIsHonoured() async throws {
+        try await withManager { f in
+            // Given a server that fails once with 500, then serves the image
+            f.server.route("/flaky.png", sequence: [.status(500), .ok(Fixtures.png())])
+            f.server.route("/broken.png", .status(500))
+            let recorder = PrefetchRecorder()
+            let strategy = DelayRetryStrategy(maxRetryCount: 1, retryInterval: .seconds(0))
+            let prefetcher = ImagePrefetcher(
+                sources: [.network(f.server.url("/flaky.png")), .network(f.server.url("/broken.png"))],
+                options: [.retryStrategy(strategy), .waitForCache], completionHandler: recorder.completion,
+                manager: f.manager)
+            // When both are prefetched with one retry allowed
+            prefetcher.start()
+            await recorder.waitForCompletion()
+            // Then the flaky one is loaded on its second request and the broken one fails after exactly two
+            let final = try #require(recorder.completions.first)
+            #expect(final.completed.map(\.url) == [f.server.url("/flaky.png")])
+            #expect(final.failed.map(\.url) == [f.server.url("/broken.png")])
+            #expect(f.server.hits("/flaky.png") == 2)
+            #expect(f.server.hits("/broken.png") == 2)
+            #expect(f.cache.isCached(forKey: f.server.url("/flaky.png").cacheKey))
+        }
+    }
+
+    @Test func withoutARetryStrategyAFailureIsFinal() async throws {
+        try await withManager { f in
+            f.server.route("/flaky.png", sequence: [.status(500), .ok(Fixtures.png())])
+            let recorder = PrefetchRecorder()
+            ImagePrefetcher(
+                sources: [.network(f.server.url("/flaky.png"))], completionHandler: recorder.completion,
+                manager: f.manager
+            ).start()
+            await recorder.waitForCompletion()
+            #expect(recorder.completions.first?.failed.count == 1)
+            #expect(f.server.hits("/flaky.png") == 1)
+        }
+    }
+
+    @Test func forceRefreshLoadsCachedSourcesAgain() async throws {
+        try await withManager { f in
+            f.server.route("/a.png", .ok(Fixtures.png()))
+            let a = f.server.url("/a.png")
+            _ = try await f.manager.retrieveImage(with: a, options: [.waitForCache])
+            let recorder = PrefetchRecorder()
+            ImagePrefetcher(
+                sources: [.network(a)], options: [.forceRefresh, .waitForCache], completionHandler: recorder.completion,
+                manager: f.manager
+            ).start()
+            await recorder.waitForCompletion()
+            #expect(recorder.completions.first?.completed.count == 1)
+            #expect(recorder.completions.first?.skipped.isEmpty == true)
+            #expect(f.server.hits("/a.png") == 2)
+        }
+    }
+
+    @Test func stoppingBeforeStartCompletesAtOnceWithEverySourceFailed() async throws {
+        try await withManager { f in
+            f.server.route("/a.png", .ok(Fixtures.png()))
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                sources: [.network(f.server.url("/a.png"))], progressBlock: recorder.progress,
+                completionHandler: recorder.completion, manager: f.manager)
+            prefetcher.stop()
+            prefetcher.start()
+            await recorder.waitForCompletion()
+            #expect(recorder.completions.count == 1)
+            #expect(recorder.completions.first?.failed.count == 1)
+            #expect(recorder.progressReports.isEmpty)
+            #expect(f.server.totalHits == 0)
         }
     }
 }

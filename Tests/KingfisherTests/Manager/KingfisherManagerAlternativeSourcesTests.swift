@@ -148,4 +148,71 @@ struct KingfisherManagerAlternativeSourcesTests {
             #expect(collector.results.count == 1)
         }
     }
+
+    @Test func cancellingTheReturnedTaskStopsAnAlternativesDownload() async throws {
+        try await withManager { f in
+            // Given a source that fails on the network and a slow alternative that is downloading
+            f.server.route("/broken.png", .status(404))
+            f.server.route("/slow.png", TestHTTPServer.Route(body: Fixtures.png(), held: true))
+            let slow = f.server.url("/slow.png")
+            let delegate = RecordingDelegate()
+            f.downloader.delegate = delegate
+            let updated = Mutex<[DownloadTask?]>([])
+            let collector = RetrievalCollector()
+            let returned = f.manager.retrieveImage(
+                with: f.server.url("/broken.png"),
+                options: [.alternativeSources([.network(slow)]), .waitForCache],
+                downloadTaskUpdated: { task in updated.withLock { $0.append(task) } },
+                completionHandler: collector.handler)
+            let first = try #require(returned)
+            await f.server.waitForRequests("/slow.png")
+            // When the task `retrieveImage` returned (whose own download has finished) is cancelled
+            first.cancel()
+            // Then the alternative's request ends with an error while the server still holds its response
+            await delegate.finished.wait(for: 2)
+            let slowFinishes = delegate.calls.withLock { $0.didFinish.filter { $0.url == slow } }
+            #expect(slowFinishes.count == 1)
+            #expect(slowFinishes.first?.failed == true)
+            let alternativeTask = try #require(updated.withLock { $0.first } ?? nil)
+            #expect(alternativeTask.isCancelled)
+            // And the caller hears of the cancellation once, and nothing is cached
+            await collector.wait(for: 1)
+            f.server.release("/slow.png")
+            #expect(collector.results.first?.failure?.isTaskCancelled == true)
+            #expect(!f.cache.isCached(forKey: slow.cacheKey))
+            let later = try await f.manager.retrieveImage(with: slow, options: [.waitForCache])
+            #expect(later.cacheType == .none)
+            #expect(f.server.hits("/slow.png") == 2)
+            #expect(collector.results.count == 1)
+        }
+    }
+
+    @Test func cancellingTheAsyncCallStopsAnAlternativesDownload() async throws {
+        try await withManager { f in
+            // Given an async retrieval whose first source failed and whose alternative is downloading
+            f.server.route("/broken.png", .status(404))
+            f.server.route("/slow.png", TestHTTPServer.Route(body: Fixtures.png(), held: true))
+            let slow = f.server.url("/slow.png")
+            let delegate = RecordingDelegate()
+            f.downloader.delegate = delegate
+            let manager = f.manager
+            let broken = f.server.url("/broken.png")
+            let retrieval = Task {
+                try await manager.retrieveImage(with: broken, options: [.alternativeSources([.network(slow)])])
+            }
+            await f.server.waitForRequests("/slow.png")
+            // When the calling task is cancelled
+            retrieval.cancel()
+            // Then it throws a cancellation and the alternative's request is cancelled before the server answers
+            guard case .failure(let error) = await retrieval.result else {
+                Issue.record("a cancelled retrieval returned an image")
+                return
+            }
+            #expect((error as? KingfisherError)?.isTaskCancelled == true)
+            await delegate.finished.wait(for: 2)
+            #expect(delegate.calls.withLock { $0.didFinish.filter { $0.url == slow }.map(\.failed) } == [true])
+            f.server.release("/slow.png")
+            #expect(!f.cache.isCached(forKey: slow.cacheKey))
+        }
+    }
 }

@@ -114,6 +114,30 @@ struct KingfisherManagerTests {
         }
     }
 
+    @Test func theOriginalCacheFollowsTheCallsTargetCacheOverADefaultOne() async throws {
+        try await withManager { f in
+            // Given a default target cache and a call that names another one, with no original cache named
+            f.server.route("/a.png", .ok(Fixtures.png(width: 64, height: 48)))
+            let url = f.server.url("/a.png")
+            let other = try makeCache(in: f.directory.appendingPathComponent("other", isDirectory: true))
+            let processor = ResizingImageProcessor(referenceSize: CGSize(width: 8, height: 6))
+            f.manager.defaultOptions = [.targetCache(f.cache), .cacheOriginalImage]
+            // When an image is retrieved with a processor
+            _ = try await f.manager.retrieveImage(
+                with: url, options: [.targetCache(other), .processor(processor), .waitForCache])
+            // Then the processed image and the original both go to the call's cache, as when the lists are parsed
+            // joined
+            #expect(other.isCached(forKey: url.cacheKey, processorIdentifier: processor.identifier))
+            #expect(other.isCached(forKey: url.cacheKey))
+            #expect(!f.cache.isCached(forKey: url.cacheKey))
+            // And clearing the default options leaves calls without options on the manager's cache
+            f.manager.defaultOptions = []
+            #expect(f.manager.defaultOptions.isEmpty)
+            _ = try await f.manager.retrieveImage(with: url, options: [.waitForCache])
+            #expect(f.cache.isCached(forKey: url.cacheKey))
+        }
+    }
+
     @Test func completionRunsOnTheCallbackQueue() async throws {
         try await withManager { f in
             f.server.route("/a.png", .ok(Fixtures.png()))

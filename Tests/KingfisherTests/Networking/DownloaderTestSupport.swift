@@ -139,31 +139,57 @@ final class RecordingDelegate: ImageDownloaderDelegate {
     }
 }
 
-/// Counts events and lets a test wait for a number of them.
+/// Counts events and lets a test wait for a number of them. A wait ends early when the waiting task is cancelled
+/// (a suite's time limit), so a missing event fails the test's later checks instead of hanging the run.
 final class ResultlessCounter: Sendable {
-    private let state = Mutex<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+    private struct Waiter {
+        let id: Int
+        let count: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var count = 0
+        var nextID = 0
+        var waiters: [Waiter] = []
+    }
+
+    private let state = Mutex(State())
 
     var count: Int { state.withLock { $0.count } }
 
     func increment() {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let ready = state.withLock { state -> [Waiter] in
             state.count += 1
             let count = state.count
-            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
-            state.waiters.removeAll { $0.0 <= count }
+            let ready = state.waiters.filter { $0.count <= count }
+            state.waiters.removeAll { $0.count <= count }
             return ready
         }
-        for continuation in ready { continuation.resume() }
+        for waiter in ready { waiter.continuation.resume() }
     }
 
     func wait(for count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state in
-                if state.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state in
+                    // Checked under the lock: a cancel either finds this waiter or is seen here.
+                    if state.count >= count || Task.isCancelled { return true }
+                    state.waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if done { continuation.resume() }
             }
-            if done { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume()
         }
     }
 }

@@ -1,54 +1,99 @@
 public import Foundation
 
-/// A small version of an image file: decoded straight to at most `maxPixelSize` pixels on its longer side
-/// (libvips' shrink-on-load for JPEG and WebP, so the full image never exists in memory) and encoded again in the
-/// file's format (PNG when that cannot be written).
+/// A small version of an image file or an http(s) image: decoded straight to at most `maxPixelSize` pixels on its
+/// longer side (libvips' shrink-on-load for JPEG and WebP, so the full image never exists in memory) and encoded
+/// again in the image's format (PNG when that cannot be written).
 ///
-/// - Note: Differs from Kingfisher: only file URLs are read (Kingfisher's Core Graphics loader also takes other
-///   URLs it can open), and `alwaysCreateThumbnail` has no effect, as the thumbnail is always made from the full
-///   image, never from one embedded in the file.
+/// ```swift
+/// let provider = ThumbnailImageDataProvider(url: photoURL, maxPixelSize: 256)
+/// let result = try await KingfisherManager.shared.retrieveImage(with: .provider(provider))
+/// ```
+///
+/// An http(s) image is downloaded by ``downloader`` (its limits, timeout, retries and coalescing apply) and shrunk
+/// while it is decoded on the image processing pool; a file is read from disk.
+///
+/// - Note: Differs from Kingfisher: a thumbnail embedded in the file (EXIF) is never used; the thumbnail is always
+///   made from the image itself. Only file and http(s) URLs are read.
 public struct ThumbnailImageDataProvider: ImageDataProvider {
-    /// The image file.
+    /// The image: a file URL or an http(s) URL.
     public let url: URL
     /// The largest width or height of the thumbnail, in pixels.
     public let maxPixelSize: CGFloat
-    /// Kept for Kingfisher's API; see the note above.
+    /// Whether to make a thumbnail even when the image already fits in ``maxPixelSize``. With `false` such an image's
+    /// bytes are handed over unchanged (nothing is decoded or encoded again). `true` by default.
     public let alwaysCreateThumbnail: Bool
-    /// The cache key: `<url's cache key>@thumbnail(<maxPixelSize>)` unless one was given.
+    /// The cache key: `<url>_thumb_<maxPixelSize>_<alwaysCreateThumbnail>` unless one was given (as in Kingfisher).
     public let cacheKey: String
+    /// The downloader for http(s) URLs. ``ImageDownloader/default`` by default (ours).
+    public let downloader: ImageDownloader
 
-    public init(url: URL, maxPixelSize: CGFloat, alwaysCreateThumbnail: Bool = true, cacheKey: String? = nil) {
+    public init(
+        url: URL, maxPixelSize: CGFloat, alwaysCreateThumbnail: Bool = true, cacheKey: String? = nil,
+        downloader: ImageDownloader = .default
+    ) {
         self.url = url
         self.maxPixelSize = maxPixelSize
         self.alwaysCreateThumbnail = alwaysCreateThumbnail
-        self.cacheKey = cacheKey ?? "\(url.cacheKey)@thumbnail(\(maxPixelSize))"
+        self.cacheKey = cacheKey ?? "\(url.absoluteString)_thumb_\(maxPixelSize)_\(alwaysCreateThumbnail)"
+        self.downloader = downloader
     }
 
     public var contentURL: URL? { url }
 
     /// The thumbnail's encoded bytes, made on the image processing pool.
     /// - Throws: ``KingfisherError/ImageSettingErrorReason/dataProviderError(provider:error:)`` wrapping a
-    ///   ``ThumbnailSourceError`` for a URL that is not a file URL, the file error, or the decoding error.
+    ///   ``ThumbnailSourceError`` for a URL that is neither a file nor http(s), the file or download error, or the
+    ///   decoding error.
     public func data() async throws -> Data {
-        guard url.isFileURL else { throw failure(ThumbnailSourceError(url: url)) }
-        let file: Data
-        do {
-            file = try await LocalFileImageDataProvider(fileURL: url).data()
-        } catch {
-            throw failure(error)
-        }
-        var parsed = KingfisherParsedOptionsInfo(nil)
-        parsed.processor = DownsamplingImageProcessor(size: CGSize(width: maxPixelSize, height: maxPixelSize))
-        let options = parsed
+        let (original, shrunk) = try await load()
+        let limit = maxPixelSize
+        let always = alwaysCreateThumbnail
         let result = await ImageProcessingPool.run(on: nil) { () -> Result<Data, KingfisherError> in
             Result { () throws(KingfisherError) -> Data in
-                let thumbnail = try ImageDownloader.image(from: file, options: options).get()
-                var format = file.kf.imageFormat
+                guard limit.isFinite, limit >= 1 else {
+                    let processor = DownsamplingImageProcessor(size: CGSize(width: limit, height: limit))
+                    throw .processorError(reason: .processingFailed(processor: processor, item: .data(original)))
+                }
+                let side = Int(min(limit, CGFloat(1 << 30)).rounded(.up))
+                if !always {
+                    let (width, height) = try ImageDecoder.headerPixelSize(of: original)
+                    if CGFloat(max(width, height)) <= limit { return original }
+                }
+                let thumbnail: KFCrossPlatformImage
+                if let shrunk {
+                    thumbnail = shrunk
+                } else {
+                    thumbnail = try ImageDecoder.thumbnail(original, maxPixelSize: side, scale: 1)
+                }
+                var format = original.kf.imageFormat
                 if !ImageEngine.canEncode(format) { format = .PNG }
                 return try thumbnail.kf.encoded(as: format)
             }
         }
         return try result.mapError(failure).get()
+    }
+
+    /// The image's bytes and, for a download, the thumbnail the downloader already decoded them to.
+    private func load() async throws -> (original: Data, thumbnail: KFCrossPlatformImage?) {
+        if url.isFileURL {
+            do {
+                return (try await LocalFileImageDataProvider(fileURL: url).data(), nil)
+            } catch {
+                throw failure(error)
+            }
+        }
+        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw failure(ThumbnailSourceError(url: url))
+        }
+        var options = KingfisherParsedOptionsInfo(nil)
+        options.processor = DownsamplingImageProcessor(size: CGSize(width: maxPixelSize, height: maxPixelSize))
+        options.callbackQueue = .untouch
+        do {
+            let loaded = try await downloader.downloadImage(with: url, options: options)
+            return (loaded.originalData, loaded.image)
+        } catch {
+            throw failure(error)
+        }
     }
 
     /// `error` as this provider's error; the file reader's own provider error is unwrapped first.
@@ -61,11 +106,11 @@ public struct ThumbnailImageDataProvider: ImageDataProvider {
     }
 }
 
-/// A ``ThumbnailImageDataProvider`` was given a URL that is not a file URL.
+/// A ``ThumbnailImageDataProvider`` was given a URL that is neither a file URL nor an http(s) URL.
 public struct ThumbnailSourceError: Error, Sendable, CustomStringConvertible {
     public let url: URL
 
     public var description: String {
-        "ThumbnailImageDataProvider reads files only; \(url.absoluteString) is not a file URL"
+        "ThumbnailImageDataProvider reads file and http(s) URLs only; \(url.absoluteString) is neither"
     }
 }
