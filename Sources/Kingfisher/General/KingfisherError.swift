@@ -46,10 +46,12 @@ extension KingfisherError: LocalizedError, CustomStringConvertible {
 }
 
 extension KingfisherError {
-    /// A one-line description of any error for our messages: a `KingfisherError`'s own description, a Foundation
-    /// file error's reason and path (not the `NSError` dump), otherwise the error's localized description.
+    /// A one-line description of any error for our messages: a `KingfisherError`'s or `LocalizedError`'s own
+    /// description, a Foundation file error's reason and path (not the `NSError` dump), otherwise the error's
+    /// localized description.
     static func readableDescription(of error: any Error) -> String {
         if let error = error as? KingfisherError { return error.errorDescription ?? "\(error)" }
+        if let described = (error as? any LocalizedError)?.errorDescription { return described }
         let nsError = error as NSError
         guard nsError.domain == NSCocoaErrorDomain else { return nsError.localizedDescription }
         let path = (nsError.userInfo[NSFilePathErrorKey] as? String) ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path
