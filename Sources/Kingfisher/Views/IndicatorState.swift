@@ -57,7 +57,8 @@ final class IndicatorModel: Sendable {
     }
 
     private func update(_ change: (inout IndicatorState) -> Void) {
-        let (changed, observer) = storage.withLock { storage -> (IndicatorState?, (@Sendable (IndicatorState) -> Void)?) in
+        let (changed, observer) = storage.withLock {
+            storage -> (IndicatorState?, (@Sendable (IndicatorState) -> Void)?) in
             let old = storage.state
             change(&storage.state)
             return (old == storage.state ? nil : storage.state, storage.onChange)

@@ -33,11 +33,13 @@ struct TargetRequest<Target: KingfisherImageTarget>: Sendable {
         switch result {
         case .success(let value):
             guard needsTransition(cacheType: value.cacheType) else {
-                Self.removePlaceholder(from: target)
+                // The image first, so an image placeholder is replaced without a blank in between.
                 target.image = value.image
+                Self.removePlaceholder(from: target)
                 completionHandler?(result)
                 return
             }
+            // As Kingfisher: the placeholder goes first, then the target runs the transition (from what was shown).
             let shown = target.image
             Self.removePlaceholder(from: target)
             let transition = options.transition
@@ -48,8 +50,8 @@ struct TargetRequest<Target: KingfisherImageTarget>: Sendable {
             }
         case .failure:
             if case .some(let failureImage) = options.onFailureImage {
-                Self.removePlaceholder(from: target)
                 target.image = failureImage
+                Self.removePlaceholder(from: target)
             }
             completionHandler?(result)
         }
