@@ -171,4 +171,25 @@ struct ImageTargetResultTests {
             #expect(indicator.state.isAnimating == false)
         }
     }
+
+    @Test func aCompletionHandlerMayStartTheNextLoadOnTheSameTarget() async throws {
+        try await withManager { f in
+            f.server.route("/missing.png", .status(404))
+            f.server.route("/fallback.png", .ok(Fixtures.png(width: 24, height: 16)))
+            let fallback = Source.network(f.server.url("/fallback.png"))
+            let manager = f.manager
+            let target = RecordingTarget()
+            let second = RetrievalCollector()
+            // When the first load's completion handler (run while Kingfisher serves the target) loads again
+            target.kf.setImage(
+                with: .network(f.server.url("/missing.png")), manager: manager,
+                completionHandler: { _ in
+                    target.kf.setImage(with: fallback, manager: manager, completionHandler: second.handler)
+                })
+            await second.wait(for: 1)
+            // Then nothing deadlocks and the second image is shown
+            #expect(second.results[0].failure == nil)
+            #expect(target.log.all == [.image(nil), .image(nil), .image("24x16")])
+        }
+    }
 }
