@@ -42,13 +42,19 @@ extension KF {
     /// ``KingfisherManager/shared`` unless ``manager(_:)`` names another. Setters change the builder and return
     /// it, as in Kingfisher; they apply over the default options when the image is retrieved.
     ///
-    /// - Note: Ours: ``retrieve()`` for code without an image target, and ``manager(_:)``. The target-side
-    ///   setters (`placeholder`, `fade`, `transition`...) come with the UI layer.
+    /// Or loads it into an image target with ``set(to:)``:
+    ///
+    /// ```swift
+    /// KF.url(url).placeholder(grey).fade(duration: 0.25).onFailureImage(broken).set(to: target)
+    /// ```
+    ///
+    /// - Note: Ours: ``retrieve()`` for code without an image target, and ``manager(_:)``.
     public final class Builder: Sendable {
         typealias Change = @Sendable (inout KingfisherParsedOptionsInfo) -> Void
 
         struct State {
             var manager: KingfisherManager?
+            var placeholder: (any Placeholder)?
             var changes: [Change] = []
             var progress: DownloadProgressBlock?
             var onSuccess: (@Sendable (RetrieveImageResult) -> Void)?

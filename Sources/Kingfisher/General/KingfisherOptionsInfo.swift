@@ -15,6 +15,9 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case forceRefresh
     /// Use the memory cache if it has the image, otherwise download, skipping the disk cache.
     case fromMemoryCacheOrRefresh
+    /// The transition an image target runs from its current image to the loaded one. It runs only for an image
+    /// that was downloaded or provided (not found in a cache) unless `forceTransition` is set. `.none` by default.
+    case transition(ImageTransition)
     /// Show the transition even when the image came from a cache.
     case forceTransition
     /// Cache in memory only, not on disk.
@@ -38,13 +41,15 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// Changes the retrieved image each time it is handed over, after caching (the change is not cached).
     /// `nil` by default.
     case imageModifier(any ImageModifier)
-    /// Keep the target's current image while loading instead of showing the placeholder.
+    /// Keep the target's current image while loading instead of showing the placeholder (the placeholder is still
+    /// shown when the target has no image).
     case keepCurrentImageWhileLoading
     /// Decode only the first frame of animated images.
     case onlyLoadFirstFrame
     /// Also cache the original downloaded image (under the plain key) when a processor is set.
     case cacheOriginalImage
-    /// The image a target shows when loading fails; `nil` clears it.
+    /// The image a target shows when loading fails (it replaces the placeholder); `nil` clears it. Not set by
+    /// default: the target keeps what it showed.
     case onFailureImage(KFCrossPlatformImage?)
     /// ImagePrefetcher: also load prefetched images into the memory cache.
     case alsoPrefetchToMemory
@@ -96,6 +101,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var originalCache: ImageCache?
     public var forceRefresh = false
     public var fromMemoryCacheOrRefresh = false
+    public var transition: ImageTransition = .none
     public var forceTransition = false
     public var cacheMemoryOnly = false
     public var waitForCache = false
@@ -147,6 +153,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .originalCache(let value): originalCache = value
             case .forceRefresh: forceRefresh = true
             case .fromMemoryCacheOrRefresh: fromMemoryCacheOrRefresh = true
+            case .transition(let value): transition = value
             case .forceTransition: forceTransition = true
             case .cacheMemoryOnly: cacheMemoryOnly = true
             case .waitForCache: waitForCache = true

@@ -1,0 +1,41 @@
+import Synchronization
+
+/// Runs one target's actions one at a time, in the order they were submitted, without a lock held while one runs
+/// (so an action may call back into Kingfisher for the same target).
+///
+/// An action submitted while none runs runs at once, on the submitting thread. One submitted while another runs
+/// (on another thread, or from inside that action) is queued, and the thread running actions runs it right after.
+/// Nothing ever blocks or waits for a main loop.
+final class TargetActionQueue: Sendable {
+    typealias Action = @Sendable () -> Void
+
+    private struct State {
+        var isRunning = false
+        var pending: [Action] = []
+    }
+
+    private let state = Mutex(State())
+
+    func submit(_ action: @escaping Action) {
+        let runsNow = state.withLock { state in
+            if state.isRunning {
+                state.pending.append(action)
+                return false
+            }
+            state.isRunning = true
+            return true
+        }
+        guard runsNow else { return }
+        var next: Action? = action
+        while let current = next {
+            current()
+            next = state.withLock { state -> Action? in
+                if state.pending.isEmpty {
+                    state.isRunning = false
+                    return nil
+                }
+                return state.pending.removeFirst()
+            }
+        }
+    }
+}
