@@ -77,6 +77,30 @@ struct JPEGFrameHeaderTests {
         group.wait()
         #expect(maximum.value == 1)
     }
+
+    @Test(
+        "work admitted before the pool: large progressive JPEGs one at a time, and the decode inside passes",
+        .timeLimit(.minutes(1)))
+    func admittedWork() async throws {
+        let large = try declaringLargeSize(Fixtures.progressiveJPEG())
+        let running = Counter()
+        let maximum = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    await LargeDecodeGate.admitted(large, { await ImageProcessingPool.run(on: nil, $0) }) {
+                        // The decoder's own gate: it must let admitted work through, or this deadlocks.
+                        let gate = LargeDecodeGate.enter(large, format: .JPEG, pixels: 5120 * 2880)
+                        defer { gate.leave() }
+                        maximum.raise(to: running.add(1))
+                        Thread.sleep(forTimeInterval: 0.03)
+                        _ = running.add(-1)
+                    }
+                }
+            }
+        }
+        #expect(maximum.value == 1)
+    }
 }
 
 /// A thread-safe integer for the gate test.

@@ -207,7 +207,7 @@ extension ImageRetrieval {
         // Cancelled while the provider worked: the caller was told; do no decoding.
         guard !task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
         let processingOptions = internalOptions
-        let result = await ImageProcessingPool.run(on: options.processingQueue) {
+        let result = await ImageProcessingPool.run(on: options.processingQueue, decoding: data) {
             ImageDownloader.image(from: data, options: processingOptions)
         }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }

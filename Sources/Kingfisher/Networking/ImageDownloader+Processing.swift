@@ -50,7 +50,7 @@ extension ImageDownloader {
         }
         for key in order {
             guard let group = groups[key], let options = group.first?.options else { continue }
-            let result = await ImageProcessingPool.run(on: options.processingQueue) {
+            let result = await ImageProcessingPool.run(on: options.processingQueue, decoding: data) {
                 Self.image(from: data, options: options)
             }
             for caller in group {
@@ -108,6 +108,15 @@ enum ImageProcessingPool {
         pool.start()
         return pool
     }()
+
+    /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the
+    /// shared pool, once ``LargeDecodeGate`` admits it (a large progressive JPEG waits for the one before it
+    /// without holding a thread).
+    static func run<T: Sendable>(
+        on queue: CallbackQueue?, decoding data: Data?, _ body: @escaping @Sendable () -> T
+    ) async -> T {
+        await LargeDecodeGate.admitted(data, { await run(on: queue, $0) }, work: body)
+    }
 
     /// Runs `body` on `queue` when the options name a dispatch queue, otherwise on the shared pool.
     static func run<T: Sendable>(on queue: CallbackQueue?, _ body: @escaping @Sendable () -> T) async -> T {
