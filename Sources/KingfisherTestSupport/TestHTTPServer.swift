@@ -2,6 +2,7 @@ public import Foundation
 public import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on `127.0.0.1` with a port chosen by the OS, serving bytes per path with switches for
@@ -50,9 +51,18 @@ public final class TestHTTPServer: Sendable {
         self.port = port
     }
 
-    /// Starts a server on `127.0.0.1` with an ephemeral port.
-    public static func start() async throws -> TestHTTPServer {
+    /// Starts a server on `127.0.0.1` with an ephemeral port; with `tls`, it speaks HTTPS with that certificate
+    /// chain and key (PEM files).
+    public static func start(tls: (certificateChain: URL, privateKey: URL)? = nil) async throws -> TestHTTPServer {
         let box = Mutex<TestHTTPServer?>(nil)
+        let sslContext = try tls.map { files in
+            let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain.path).map {
+                NIOSSLCertificateSource.certificate($0)
+            }
+            let key = try NIOSSLPrivateKey(file: files.privateKey.path, format: .pem)
+            return try NIOSSLContext(
+                configuration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -60,6 +70,9 @@ public final class TestHTTPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard let server = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(RequestHandler(server: server))
                     server.connectionOpened(channel)
