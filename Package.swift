@@ -81,6 +81,11 @@ let package = Package(
             exclude: ["Reference"],  // images the tests read by path
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "KingfisherTerminalTests",
+            dependencies: ["KingfisherTerminal", "Kingfisher"],
+            swiftSettings: strictSettings
+        ),
         // Runs the built `kf` binary as a subprocess against real files and a loopback server.
         .testTarget(
             name: "KfCommandTests",
