@@ -39,6 +39,17 @@ final class TmuxSession: Sendable {
         return text
     }
 
+    /// Types `keys` into the pane, in `send-keys` notation (`C-c` for Ctrl-C).
+    func sendKeys(_ keys: String) async throws {
+        _ = try await run(["send-keys", "-t", "kf", keys])
+    }
+
+    /// The pane's `format` (as `#{cursor_flag}`), expanded by `display-message -p`.
+    func display(_ format: String) async throws -> String {
+        try await run(["display-message", "-p", "-t", "kf", format]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Stops the server and everything it runs.
     func kill() async {
         _ = try? await run(["kill-server"])

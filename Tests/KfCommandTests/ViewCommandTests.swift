@@ -99,6 +99,47 @@ struct ViewCommandTests {
         #expect(!errorLine.hasPrefix("error:"))
     }
 
+    @Test("Ctrl-C stops an endless animation: exit status 130, the cursor shown again")
+    func interrupt() async throws {
+        let dir = try TempDir()
+        try Samples.animatedGIF(loopCount: 0).write(to: dir.url.appendingPathComponent("a.gif"))
+        let tmux = try await TmuxSession(
+            running: Self.shellLine(["--symbols", "--cache-dir", dir.path("cache"), dir.path("a.gif")]))
+        do {
+            _ = try await tmux.capture { Self.picture($0).contains("\u{1B}[") }
+            #expect(try await tmux.display("#{cursor_flag}") == "0", "the cursor is hidden while drawing")
+            try await tmux.sendKeys("C-c")
+            let done = try await tmux.capture { $0.contains("kf-exit=") }
+            #expect(done.contains("kf-exit=130"), "\(done)")
+            #expect(try await tmux.display("#{cursor_flag}") == "1")
+        } catch {
+            await tmux.kill()
+            throw error
+        }
+        await tmux.kill()
+    }
+
+    @Test("a terminal that reports no size: the grid is 80x24")
+    func noSizeReported() async throws {
+        let dir = try TempDir()
+        try Samples.solidPNG(red: 200, green: 0, blue: 0).write(to: dir.url.appendingPathComponent("good.png"))
+        let tmux = try await TmuxSession(
+            running: "stty rows 0 cols 0; "
+                + Self.shellLine([
+                    "--symbols", "--cache-dir", dir.path("cache"), dir.path("good.png"), dir.path("missing.png"),
+                ]))
+        let done = try await tmux.capture { $0.contains("kf-exit=") }
+        await tmux.kill()
+        // Colours off: only the text and where it sits.
+        let lines = done.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.replacing(#/\u{1B}\[[0-9;]*m/#, with: "") }
+        // Two cells of 39 columns in 80: the second starts at column 40; a cell's status line is row 24.
+        let errorLine = try #require(lines.firstIndex { $0.contains("error:") }, "\(done)")
+        #expect(errorLine == 23)
+        #expect(lines[errorLine].prefix(40).allSatisfy { $0 == " " }, "\(done)")
+        #expect(lines[errorLine].dropFirst(40).hasPrefix("error:"))
+    }
+
     @Test("standard output that is not a terminal: a one-line error, exit status 1")
     func notATerminal() async throws {
         let dir = try TempDir()

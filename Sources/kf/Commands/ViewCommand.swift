@@ -77,10 +77,15 @@ struct ViewCommand: AsyncParsableCommand {
         if failures > 0 { throw ExitCode.failure }
     }
 
-    /// `--size`, else the terminal's size less a row for the prompt, else 80x24.
+    /// `--size` (no larger than the terminal), else the terminal's size less a row for the prompt, else 80x24.
     private var drawingArea: TerminalGridSize {
-        if let size, let parsed = TerminalGridSize(parsing: size) { return parsed }
-        guard let terminal = TerminalGridSize.current(of: STDOUT_FILENO) else { return .fallback }
+        let terminal = TerminalGridSize.current(of: STDOUT_FILENO)
+        if let size, let parsed = TerminalGridSize(parsing: size) {
+            guard let terminal else { return parsed }
+            return TerminalGridSize(
+                columns: min(parsed.columns, terminal.columns), rows: min(parsed.rows, terminal.rows))
+        }
+        guard let terminal else { return .fallback }
         return TerminalGridSize(columns: terminal.columns, rows: max(1, terminal.rows - 1))
     }
 
