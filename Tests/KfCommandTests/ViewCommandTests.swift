@@ -148,7 +148,28 @@ struct ViewCommandTests {
         #expect(run.status == 1)
         #expect(run.stderrLines.count == 1)
         #expect(run.stderr.contains("standard output is not one"))
+        #expect(run.stderr.contains("-o FILE"))
         #expect(run.stdout.isEmpty)
+    }
+
+    @Test("-o FILE writes the image as a PNG, without a terminal; several sources make a sheet")
+    func outputFile() async throws {
+        let dir = try TempDir()
+        try Samples.coordinatePNG(width: 120, height: 80).write(to: dir.url.appendingPathComponent("a.png"))
+        let one = try await Kf.run(["view", dir.path("a.png"), "-o", dir.path("one.png"), "--cache-dir", dir.path("c")])
+        #expect(one.status == 0, "\(one.stderr)")
+        let image = try KFCrossPlatformImage(decoding: Data(contentsOf: dir.url.appendingPathComponent("one.png")))
+        #expect(image.pixelWidth == 120 && image.pixelHeight == 80)
+        #expect(Array(image.kf.rgbaPixels()[(10 * 120 + 30) * 4..<(10 * 120 + 30) * 4 + 3]) == [30, 10, 90])
+
+        let two = try await Kf.run([
+            "view", dir.path("a.png"), dir.path("missing.png"), dir.path("a.png"), "-o", dir.path("sheet.png"),
+            "--cache-dir", dir.path("c"),
+        ])
+        #expect(two.status == 1)
+        #expect(two.stderrLines.count == 1 && two.stderr.contains("missing.png"))
+        let sheet = try KFCrossPlatformImage(decoding: Data(contentsOf: dir.url.appendingPathComponent("sheet.png")))
+        #expect(sheet.pixelWidth > 240)
     }
 
     @Test("a bad --size is refused")

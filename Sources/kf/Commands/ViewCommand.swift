@@ -11,7 +11,8 @@ struct ViewCommand: AsyncParsableCommand {
         discussion: """
             SOURCE is an http(s) URL, a file:// URL or a file path; several are shown as a grid. Animated GIF and \
             WebP play (Ctrl-C stops them). The output mode follows the terminal (kitty graphics, sixel, else \
-            Unicode symbols) unless a flag forces one. Standard output must be a terminal.
+            Unicode symbols) unless a flag forces one. Standard output must be a terminal, unless -o FILE writes a \
+            PNG instead.
             """)
 
     @Argument(help: "URLs or file paths.")
@@ -39,6 +40,13 @@ struct ViewCommand: AsyncParsableCommand {
     )
     var loops: Int?
 
+    @Option(
+        name: .customShort("o"),
+        help: ArgumentHelp(
+            "Write a PNG to FILE instead of drawing (no terminal needed): the image, or a sheet of several.",
+            valueName: "FILE"))
+    var outputFile: String?
+
     @OptionGroup(title: "Cache")
     var cacheOptions: CacheOptions
 
@@ -52,8 +60,18 @@ struct ViewCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let outputFile {
+            let pipeline = Pipeline(cache: try cacheOptions.makeCache(), concurrency: 4)
+            let url = URL(fileURLWithPath: (outputFile as NSString).expandingTildeInPath)
+            let failures = try await ViewSnapshot(manager: pipeline.manager).write(sources, to: url)
+            await pipeline.shutdown()
+            if failures > 0 { throw ExitCode.failure }
+            return
+        }
         guard isatty(STDOUT_FILENO) == 1 else {
-            Console.error("error: kf view draws on a terminal, but standard output is not one; run it in a terminal")
+            Console.error(
+                "error: kf view draws on a terminal, but standard output is not one; run it in a terminal, or "
+                    + "give -o FILE to write a PNG")
             throw ExitCode.failure
         }
         let placeholderImage = try loadPlaceholder()
