@@ -7,13 +7,14 @@ extension TerminalImageView {
     /// Fades from `oldImage` to `newImage` in a few blended frames over the transition's duration (about ten a
     /// second, two to eight in all); flips are drawn as fades. With nothing shown before, or no duration, the
     /// image is set at once. A ``ImageTransition/custom(duration:animations:completion:)`` runs its
-    /// `animations`. `completion` gets `false` when another image replaced this one before the fade ended.
+    /// `animations` (or sets the image when it has none). `completion` gets `false` when another image replaced
+    /// this one before the fade ended.
     public func transition(
         _ transition: ImageTransition, from oldImage: KFCrossPlatformImage?, to newImage: KFCrossPlatformImage,
         completion: @escaping @Sendable (Bool) -> Void
     ) {
-        if case .custom(_, let animations?, _) = transition {
-            animations(self, newImage)
+        if case .custom(_, let animations, _) = transition {
+            if let animations { animations(self, newImage) } else { image = newImage }
             completion(true)
             return
         }

@@ -125,3 +125,38 @@ struct TerminalImageViewTests {
         #expect(loading.lowerBound < image.lowerBound)
     }
 }
+
+@Suite("TerminalImageView playing decoded animations", .timeLimit(.minutes(1)))
+struct TerminalAnimationDecodingTests {
+    let renderer = TerminalRenderer(mode: .symbols, environment: ["TERM": "xterm-256color"])
+
+    @Test(
+        "an animated GIF or WebP plays every frame, as often as its own loop count says",
+        arguments: [ImageFormat.GIF, .WebP])
+    func decodedAnimationPlays(format: ImageFormat) async throws {
+        let animated = try KFCrossPlatformImage(
+            frames: [solid(255, 0, 0), solid(0, 0, 255)], frameDurations: [0.03, 0.03], loopCount: 3)
+        let data = try #require(animated.kf.data(format: format))
+        let decoded = try KFCrossPlatformImage(decoding: data)
+        #expect(decoded.kf.imageFrameCount == 2)
+        #expect(decoded.kf.loopCount == 3)
+        let region = TerminalRegion(size: TerminalGridSize(columns: 16, rows: 9))
+        // How often one drawing of the red frame names its colour.
+        let single = try ScreenFile()
+        let still = TerminalImageView(screen: single.screen, region: region, renderer: renderer)
+        still.image = try solid(255, 0, 0)
+        await still.waitUntilIdle()
+        let perFrame = single.text.components(separatedBy: "255;0;0").count - 1
+        #expect(perFrame > 0)
+
+        let file = try ScreenFile()
+        let view = TerminalImageView(screen: file.screen, region: region, renderer: renderer)
+        view.image = decoded
+        await view.waitUntilIdle()  // a loop count of 3 ends; the time limit fails a loop that never does
+        let text = file.text
+        let reds = text.components(separatedBy: "255;0;0").count - 1
+        let blues = text.components(separatedBy: "0;0;255").count - 1
+        #expect(reds == 3 * perFrame, "three plays of the red frame")
+        #expect(blues == 3 * perFrame, "three plays of the blue frame")
+    }
+}
