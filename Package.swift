@@ -11,6 +11,7 @@ let package = Package(
     name: "Kingfisher",
     products: [
         .library(name: "Kingfisher", targets: ["Kingfisher"]),
+        .library(name: "KingfisherTerminal", targets: ["KingfisherTerminal"]),
         .library(name: "KingfisherTestSupport", targets: ["KingfisherTestSupport"]),
         .executable(name: "kf", targets: ["kf"]),
     ],
@@ -42,6 +43,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // libchafa through pkg-config, plus a header of small wrappers (GLib macros Swift cannot call).
+        .systemLibrary(
+            name: "CChafa",
+            pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev"]), .brew(["chafa"])]
+        ),
+        // The terminal image view: an image target drawing with libchafa.
+        .target(
+            name: "KingfisherTerminal",
+            dependencies: ["Kingfisher", "CChafa"],
+            swiftSettings: strictSettings
+        ),
         // A loopback HTTP server with fault switches, for the tests and for `kf demo`.
         .target(
             name: "KingfisherTestSupport",
@@ -57,6 +70,7 @@ let package = Package(
             name: "kf",
             dependencies: [
                 "Kingfisher",
+                "KingfisherTerminal",
                 "KingfisherTestSupport",  // the loopback server `kf demo` serves its sample images from
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -66,6 +80,11 @@ let package = Package(
             name: "KingfisherTests",
             dependencies: ["Kingfisher", "CVips", "KingfisherTestSupport"],
             exclude: ["Reference"],  // images the tests read by path
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "KingfisherTerminalTests",
+            dependencies: ["KingfisherTerminal", "Kingfisher"],
             swiftSettings: strictSettings
         ),
         // Runs the built `kf` binary as a subprocess against real files and a loopback server.

@@ -9,7 +9,10 @@ struct KfCommand: AsyncParsableCommand {
         abstract: "Download, cache, process and inspect images with Kingfisher for Linux.",
         discussion: "Start with `kf demo`: it needs no network and writes kf-demo/contact-sheet.png.",
         version: "kf \(KingfisherVersion.string) (libvips \(ImageEngine.libvipsVersion))",
-        subcommands: [FetchCommand.self, PrefetchCommand.self, InfoCommand.self, CacheCommand.self, DemoCommand.self])
+        subcommands: [
+            FetchCommand.self, PrefetchCommand.self, InfoCommand.self, CacheCommand.self, ViewCommand.self,
+            DemoCommand.self,
+        ])
 
     /// Tunes malloc, then parses and runs the subcommand (ArgumentParser's own `main`, with that step first).
     static func main() async {
