@@ -99,6 +99,15 @@ extension TerminalImageView {
         let area = pictureSize
         let offset = max(0, (area.columns - (picture?.size.columns ?? 0)) / 2)
         var text = ""
+        if renderer.mode == .kitty {
+            // Kitty images are placements over the cells, not cell text: erasing the cells leaves them. Delete
+            // (and free) whatever this view placed before — its pictures start on the area's first row — by
+            // deleting the placements under each cell of that row.
+            for column in 0..<area.columns {
+                text += TerminalScreen.moveToRegion(column: region.column + column, row: region.row)
+                text += Self.kittyDeleteAtCursor
+            }
+        }
         for row in 0..<area.rows {
             text += TerminalScreen.moveToRegion(column: region.column, row: region.row + row)
             text += "\u{1B}[0m" + Self.erase(area.columns)
@@ -133,6 +142,9 @@ extension TerminalImageView {
     }
 
     /// Erases `count` cells from the cursor on, leaving the cursor where it is.
+    /// Kitty graphics: delete the placements intersecting the cursor's cell and free their images (`a=d,d=C`).
+    static let kittyDeleteAtCursor = "\u{1B}_Ga=d,d=C\u{1B}\\"
+
     static func erase(_ count: Int) -> String { count > 0 ? "\u{1B}[\(count)X" : "" }
 
     static func forward(_ count: Int) -> String { count > 0 ? "\u{1B}[\(count)C" : "" }

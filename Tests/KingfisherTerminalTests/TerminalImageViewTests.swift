@@ -38,6 +38,24 @@ struct TerminalImageViewTests {
         #expect(text.contains("\u{1B}8\u{1B}[11B\u{1B}[3C"))  // the last picture row (2 + 9)
     }
 
+    @Test("kitty: each new picture first deletes the placements on the view's first row, then places itself")
+    func kittyReplacesItsPicture() async throws {
+        let file = try ScreenFile()
+        let kitty = TerminalRenderer(mode: .kitty, environment: ["TERM": "xterm-kitty"])
+        let view = TerminalImageView(screen: file.screen, region: region, renderer: kitty)
+        view.image = try solid(200, 10, 10)
+        await view.waitUntilIdle()
+        view.image = try solid(10, 200, 10)
+        await view.waitUntilIdle()
+        let text = file.text
+        let delete = "\u{1B}_Ga=d,d=C\u{1B}\\"
+        // One delete per column of the 20-column area, before each of the two pictures.
+        #expect(text.components(separatedBy: delete).count - 1 == 2 * 20)
+        let lastDelete = try #require(text.range(of: delete, options: .backwards))
+        let lastPicture = try #require(text.range(of: "\u{1B}_Ga=T", options: .backwards))
+        #expect(lastDelete.upperBound <= lastPicture.lowerBound)
+    }
+
     @Test("the last row of the region shows the message")
     func message() async throws {
         let file = try ScreenFile()
