@@ -88,6 +88,10 @@ static inline int cvips_get_int_array(VipsImage *image, const char *name, int **
 static inline void cvips_set_int_array(VipsImage *image, const char *name, const int *values, int count) {
     vips_image_set_array_int(image, name, values, count);
 }
+/// The bytes of a blob field (an ICC profile, say); 0 on success. The bytes belong to the image.
+static inline int cvips_get_blob(VipsImage *image, const char *name, const void **data, size_t *length) {
+    return vips_image_get_blob(image, name, data, length);
+}
 static inline void cvips_remove_field(VipsImage *image, const char *name) { vips_image_remove(image, name); }
 
 // MARK: - Loading

@@ -6,8 +6,14 @@ extension VipsImageHandle {
         var current = self
         if current.hasField("icc-profile-data") {
             // An embedded profile is the most exact route (wide gamut, CMYK). A broken profile is ignored, as
-            // browsers do, and the plain conversion below takes over.
-            if let converted = try? current.apply("icc_transform", { cvips_icc_transform($0, $1, "srgb") }) {
+            // browsers do, and the plain conversion below takes over. An sRGB profile on 8-bit RGB is dropped: its
+            // transform would change nothing, and setting one up costs lcms ~10 ms per image.
+            if current.bandFormat == VIPS_FORMAT_UCHAR, current.bands >= 3, current.hasSRGBProfile {
+                current = try current.apply("copy") {
+                    cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
+                }
+                current.removeField("icc-profile-data")
+            } else if let converted = try? current.apply("icc_transform", { cvips_icc_transform($0, $1, "srgb") }) {
                 current = converted
             } else {
                 VipsRuntime.discardError()
@@ -36,6 +42,17 @@ extension VipsImageHandle {
             current = try current.apply("extract_band") { cvips_extract_bands($0, $1, 0, 4) }
         }
         return current
+    }
+
+    /// Whether the embedded ICC profile is one of the standard sRGB profiles.
+    var hasSRGBProfile: Bool {
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard cvips_get_blob(pointer, "icc-profile-data", &data, &length) == 0, let data, length > 0 else {
+            VipsRuntime.discardError()
+            return false
+        }
+        return ICCProfileName.isSRGB(Array(UnsafeRawBufferPointer(start: data, count: length)))
     }
 
     /// Drops the embedded ICC profile of a decoded (already sRGB) image, so later conversions don't run

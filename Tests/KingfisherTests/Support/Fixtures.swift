@@ -89,6 +89,28 @@ enum Fixtures {
         return save(tagged) { cvips_png_save($0, $1, $2, 6, 1, 1) }
     }
 
+    /// A PNG of one colour with libvips' sRGB profile embedded (an identity transform on decode).
+    static func srgbProfilePNG(rgb: [UInt8], width: Int = 8, height: Int = 8) -> Data {
+        let pixels = Array((0..<width * height).map { _ in rgb }.joined())
+        let image = raw(pixels, width: width, height: height, bands: 3, format: VIPS_FORMAT_UCHAR)
+        let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+        let profiled = apply(tagged) { cvips_icc_transform($0, $1, "srgb") }
+        defer { cvips_unref(profiled) }
+        return save(profiled) { cvips_png_save($0, $1, $2, 6, 0, 0) }
+    }
+
+    /// The ICC profile embedded in `data`, as libvips reads it.
+    static func embeddedProfile(of data: Data) -> [UInt8]? {
+        data.withUnsafeBytes { bytes -> [UInt8]? in
+            guard let image = cvips_load(bytes.baseAddress, bytes.count, 0, 0, 0) else { return nil }
+            defer { cvips_unref(image) }
+            var blob: UnsafeRawPointer?
+            var length = 0
+            guard cvips_get_blob(image, "icc-profile-data", &blob, &length) == 0, let blob else { return nil }
+            return Array(UnsafeRawBufferPointer(start: blob, count: length))
+        }
+    }
+
     /// A PNG of one sRGB colour converted to Display P3, with the P3 profile embedded. Also returns the stored
     /// (P3) pixel values, which differ from the sRGB ones for saturated colours.
     static func displayP3PNG(srgb: [UInt8], width: Int = 8, height: Int = 8) -> (data: Data, storedRGB: [UInt8]) {
