@@ -128,7 +128,9 @@ struct ImageTargetStartTests {
                 if case .indicatorProgress(_, let received, let total) = event { return (received, total) }
                 return nil
             }
-            #expect(progress.count >= 2)
+            // How many reports arrive depends on how the chunks are read (one read can carry several under load),
+            // so only their presence, order and end are asserted.
+            #expect(!progress.isEmpty)
             #expect(progress.last.map { $0 == (Int64(png.count), Int64(png.count)) } == true)
             #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.0 < $1.0 })
         }
