@@ -10,9 +10,18 @@ struct JPEGFrameHeader: Equatable {
     /// scan, two bytes each, even when it decodes at a reduced size — 44 to 88 MB for 5120 x 2880.
     let isProgressive: Bool
 
-    /// Walks the segments from SOI to the first SOF; `nil` for anything else or a header cut short.
+    /// Walks the segments from SOI to the first SOF, in place (this runs before every pool decode: no copy);
+    /// `nil` for anything else or a header cut short.
     init?(_ data: Data) {
-        let bytes = [UInt8](data.prefix(256 * 1024))  // EXIF and ICC segments come first and can be large
+        guard
+            let header = data.withUnsafeBytes({ buffer -> JPEGFrameHeader? in
+                JPEGFrameHeader(buffer.bindMemory(to: UInt8.self))
+            })
+        else { return nil }
+        self = header
+    }
+
+    private init?(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         func uint16(_ at: Int) -> Int? {
             at + 1 < bytes.count ? Int(bytes[at]) << 8 | Int(bytes[at + 1]) : nil

@@ -23,12 +23,11 @@ struct CacheCommand: ParsableCommand {
             let summary = try CacheCommand.summary(of: cache)
             let directory = cache.diskStorage.directoryURL.path
             if json {
-                let fields: [String] = [
-                    "\"directory\":\(CacheCommand.quoted(directory))", "\"files\":\(summary.fileCount)",
-                    "\"bytes\":\(summary.totalSize)", "\"expiredFiles\":\(summary.expiredCount)",
-                    "\"expiredBytes\":\(summary.expiredSize)",
-                ]
-                Console.out("{" + fields.joined(separator: ",") + "}")
+                Console.out(
+                    Console.jsonLine(
+                        CacheReport(
+                            directory: directory, files: summary.fileCount, bytes: summary.totalSize,
+                            expiredFiles: summary.expiredCount, expiredBytes: summary.expiredSize)))
             } else {
                 Console.out("directory: \(directory)")
                 Console.out("files:     \(summary.fileCount) (\(CacheCommand.bytes(summary.totalSize)))")
@@ -93,11 +92,13 @@ struct CacheCommand: ParsableCommand {
         }
         return unit == 0 ? "\(count) bytes" : "\(ProgressReporter.format(value, digits: 1)) \(units[unit])"
     }
+}
 
-    static func quoted(_ text: String) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        let data = (try? encoder.encode(text)) ?? Data("\"\"".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
+/// What `kf cache info --json` prints.
+private struct CacheReport: Encodable {
+    let directory: String
+    let files: Int
+    let bytes: UInt
+    let expiredFiles: Int
+    let expiredBytes: UInt
 }

@@ -116,7 +116,7 @@ struct DemoCommand: AsyncParsableCommand {
         ticker?.cancel()
         reporter.finish()
         outcomes.sort { $0.job < $1.job }
-        return (outcomes, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        return (outcomes, elapsed.seconds)
     }
 
     private func retrieve(_ index: Int, _ job: DemoJob, url: URL, pipeline: Pipeline, results: URL?) async -> Outcome {

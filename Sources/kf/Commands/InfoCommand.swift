@@ -107,11 +107,7 @@ struct SourceInfo: Encodable {
         self.cacheKey = cacheKey
     }
 
-    var jsonLine: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    var jsonLine: String { Console.jsonLine(self) }
 
     var text: String {
         var animation = ""

@@ -30,12 +30,7 @@ struct FetchRecord: Encodable {
     }
 
     /// The record as one line of JSON.
-    var jsonLine: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    var jsonLine: String { Console.jsonLine(self) }
 
     /// The record as a line a person reads.
     var textLine: String {

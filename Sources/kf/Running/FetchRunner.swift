@@ -207,8 +207,7 @@ struct FetchRunner {
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) * 1e-15
+        (ContinuousClock.now - start).seconds * 1000
     }
 
     static func reason(_ error: any Error) -> String {

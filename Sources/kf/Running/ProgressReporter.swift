@@ -93,10 +93,7 @@ final class ProgressReporter: Sendable {
         }
     }
 
-    private var elapsedSeconds: Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-    }
+    private var elapsedSeconds: Double { (ContinuousClock.now - start).seconds }
 
     private func redraw(force: Bool) {
         state.withLock { draw(&$0, force: force) }
@@ -135,7 +132,7 @@ final class ProgressReporter: Sendable {
     }
 
     private static func write(_ text: String, to handle: FileHandle) {
-        handle.write(Data(text.utf8))
+        Console.write(text, to: handle)
     }
 
     static func format(_ value: Double, digits: Int) -> String {
