@@ -39,6 +39,12 @@ let package = Package(
             dependencies: [.product(name: "Kingfisher", package: rootPackage)],
             path: "Sources/DownsampleTimer"
         ),
+        // Per-stage times of thumbnail jobs on one core (decode + downsample, encode).
+        .executableTarget(
+            name: "StageTimer",
+            dependencies: [.product(name: "Kingfisher", package: rootPackage)],
+            path: "Sources/StageTimer"
+        ),
         // The Kingfisher side of prefetch-vs-aiohttp.sh.
         .executableTarget(
             name: "PrefetchTimer",

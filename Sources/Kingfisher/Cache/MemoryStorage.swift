@@ -87,29 +87,10 @@ public enum MemoryStorage {
         /// A hit makes the value the most recently used.
         /// - Parameter extendingExpiration: what the read does to the expiration. `.cacheTime` by default.
         public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) -> T? {
-            let (value, expired): (T?, Entry?) = state.withLock { state in
-                let now = state.config.now()
-                let found = state.index.withValue(forKey: key) { entry -> T? in
-                    guard entry.expiresAt > now else { return nil }
-                    switch extendingExpiration {
-                    case .none:
-                        break
-                    case .cacheTime:
-                        entry.expiresAt = entry.expiration.estimatedExpirationSince(now)
-                    case .expirationTime(let expiration):
-                        entry.expiration = expiration
-                        entry.expiresAt = expiration.estimatedExpirationSince(now)
-                    }
-                    return unsafeDowncast(entry.box, to: MemoryStorageBox<T>.self).value
-                }
-                switch found {
-                case .none: return (nil, nil)  // not stored
-                case .some(.none): return (nil, Self.remove(key, from: &state))  // expired
-                case .some(.some(let value)): return (value, nil)
-                }
-            }
-            _ = expired
-            return value
+            // The lookup under the lock is not generic (see `MemoryStorageState.hit`); only the cast is.
+            let hit = state.withLock { $0.hit(forKey: key, extending: extendingExpiration) }
+            guard let box = hit.box else { return nil }  // an expired entry is released here, outside the lock
+            return unsafeDowncast(box, to: MemoryStorageBox<T>.self).value
         }
 
         /// Whether an unexpired value is stored under `key`. Does not extend its expiration or its recency.
@@ -200,6 +181,39 @@ struct MemoryStorageState {
     var config: MemoryStorage.Config
     var index = LRUIndex<MemoryStorageEntry>()
     var totalCost = 0
+}
+
+extension MemoryStorageState {
+    /// The boxed value under `key` made the most recently used with its expiration extended, or `nil`; an
+    /// expired entry is removed and returned as `expired`, so the caller releases it outside the lock.
+    mutating func hit(
+        forKey key: String, extending: ExpirationExtending
+    ) -> (box: AnyObject?, expired: MemoryStorageEntry?) {
+        let now = config.now()
+        let found = index.withValue(forKey: key) { entry -> AnyObject? in
+            guard entry.expiresAt > now else { return nil }
+            switch extending {
+            case .none:
+                break
+            case .cacheTime:
+                entry.expiresAt = entry.expiration.estimatedExpirationSince(now)
+            case .expirationTime(let expiration):
+                entry.expiration = expiration
+                entry.expiresAt = expiration.estimatedExpirationSince(now)
+            }
+            return entry.box
+        }
+        switch found {
+        case .none:
+            return (nil, nil)
+        case .some(.none):
+            guard let entry = index.remove(key) else { return (nil, nil) }
+            totalCost -= entry.cost
+            return (nil, entry)
+        case .some(.some(let box)):
+            return (box, nil)
+        }
+    }
 }
 
 /// Holds a stored value behind a class reference, so entries need not be generic.

@@ -139,7 +139,7 @@ enum Fixtures {
         let image = raw(pixels, width: width, height: height, bands: 3, format: VIPS_FORMAT_UCHAR)
         let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
         defer { cvips_unref(tagged) }
-        let owned = cvips_copy_memory(tagged)!
+        let owned = cvips_compute_in_memory(tagged, 1 << 20)!
         defer { cvips_unref(owned) }
         cvips_set_int(owned, "orientation", Int32(orientation))
         return save(owned) { cvips_jpeg_save($0, $1, $2, 95, 0, 0) }
@@ -152,7 +152,7 @@ enum Fixtures {
         let image = raw(rgb, width: width, height: height, bands: 3, format: VIPS_FORMAT_UCHAR)
         let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
         defer { cvips_unref(tagged) }
-        let owned = cvips_copy_memory(tagged)!
+        let owned = cvips_compute_in_memory(tagged, 1 << 20)!
         defer { cvips_unref(owned) }
         cvips_set_int(owned, "orientation", 1)
         return save(owned) { cvips_jpeg_save($0, $1, $2, 90, 1, 0) }
