@@ -2,7 +2,8 @@ import Foundation
 import Kingfisher
 
 // Times the stages of a thumbnail job on one core, image by image, for comparing with other tools' loops.
-// Usage: StageTimer ROUNDS SIDE FILE...
+// Usage: StageTimer ROUNDS SIDE FILE...   (SIDE 0: a full decode instead of the downsampling
+// processor; -1: a full decode and no encode)
 // Each image runs ROUNDS times; the sum over images of each stage's fastest run is printed, which is robust to
 // the noise of a shared machine (a slow round only ever raises a figure).
 
@@ -28,14 +29,17 @@ func milliseconds(since start: UInt64) -> Double {
     Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 }
 
+let runStart = DispatchTime.now().uptimeNanoseconds
 for _ in 0..<rounds {
     for (index, data) in files.enumerated() {
         let start = DispatchTime.now().uptimeNanoseconds
-        guard let image = processor.process(item: .data(data), options: options) else {
+        let decoded = side > 0 ? processor.process(item: .data(data), options: options) : KFCrossPlatformImage(data: data)
+        guard let image = decoded else {
             print("error: could not downsample file \(index)")
             exit(1)
         }
         downsample[index] = min(downsample[index], milliseconds(since: start))
+        if side < 0 { continue }  // decode only
         let encodeStart = DispatchTime.now().uptimeNanoseconds
         guard image.kf.jpegRepresentation(compressionQuality: 0.8) != nil else {
             print("error: could not encode file \(index)")
@@ -44,8 +48,10 @@ for _ in 0..<rounds {
         encode[index] = min(encode[index], milliseconds(since: encodeStart))
     }
 }
+let wall = milliseconds(since: runStart)
 let total = downsample.reduce(0, +) + encode.reduce(0, +)
 print(
     String(
-        format: "downsample %.1f ms, encode %.1f ms, total %.1f ms (%d images, sums of per-image minima over %d rounds)",
+        format: "decode %.3f ms, encode %.3f ms, total %.3f ms (%d images, sums of per-image minima over %d rounds)",
         downsample.reduce(0, +), encode.reduce(0, +), total, files.count, rounds))
+print(String(format: "all rounds: %.1f ms wall, %.0f images/s", wall, Double(rounds * files.count) / wall * 1000))

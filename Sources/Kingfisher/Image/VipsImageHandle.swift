@@ -78,9 +78,9 @@ final class VipsImageHandle: @unchecked Sendable {
 
     /// Computes every pixel into one block of memory, so the result holds no reference to the source bytes
     /// or to the lazy pipeline that produced it.
-    /// The work runs on the calling thread (see `cvips_compute_in_memory`), in strips of about 4 MB.
+    /// The work runs on the calling thread (see `cvips_compute_in_memory`), in strips of about 64 KB.
     func materialised() throws(VipsError) -> VipsImageHandle {
-        guard let copy = cvips_compute_in_memory(pointer, 4 << 20) else {
+        guard let copy = cvips_compute_in_memory(pointer, 64 << 10) else {
             throw VipsRuntime.takeError("compute pixels")
         }
         return VipsImageHandle(owning: copy)
