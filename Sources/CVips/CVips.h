@@ -112,6 +112,18 @@ static inline VipsImage *cvips_load(const void *data, size_t length, int all_pag
     return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);
 }
 
+/// Opens a JPEG lazily, decoding at 1/`shrink` of its size (1, 2, 4 or 8) with libjpeg's DCT scaling.
+static inline VipsImage *cvips_jpeg_load_shrunk(const void *data, size_t length, int shrink, int fail_on,
+                                                int sequential) {
+    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+    VipsImage *out = NULL;
+    if (vips_jpegload_buffer((void *)data, length, &out, "shrink", shrink, "access", access, "fail_on", fail_on,
+                             NULL)) {
+        return NULL;
+    }
+    return out;
+}
+
 /// Shrink-on-load thumbnail that fits inside width x height, never enlarging.
 static inline int cvips_thumbnail_buffer(const void *data, size_t length, VipsImage **out, int width, int height,
                                          int fail_on) {

@@ -75,6 +75,34 @@ import Testing
         #expect(pixel[0] > 200 && pixel[2] < 60, "orientation \(orientation): \(pixel)")
     }
 
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
+    func downsamplingAppliesEXIFOrientation(orientation: Int) throws {
+        // Given 40x20 stored pixels with a red top-left corner, tagged with an orientation, shrunk on load by 2
+        let data = Fixtures.orientedJPEG(orientation: orientation)
+        let image = try #require(
+            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
+                data: data, to: CGSize(width: 20, height: 20), scale: 1))
+
+        // Then it fits 20x20 upright: 5...8 swap width and height
+        let swapped = orientation >= 5
+        #expect(image.pixelWidth == (swapped ? 10 : 20) && image.pixelHeight == (swapped ? 20 : 10))
+
+        // And the red corner lands where the orientation says, as in a full decode
+        let w = image.pixelWidth - 1
+        let h = image.pixelHeight - 1
+        let corner: (Int, Int) =
+            switch orientation {
+            case 1, 5: (0, 0)
+            case 2, 6: (w, 0)
+            case 3, 7: (w, h)
+            default: (0, h)
+            }
+        let pixel = image.pixel(corner.0, corner.1)
+        #expect(pixel[0] > pixel[2], "orientation \(orientation): \(pixel)")
+        let opposite = image.pixel(w - corner.0, h - corner.1)
+        #expect(opposite[2] > 200 && opposite[0] < 60, "orientation \(orientation): \(opposite)")
+    }
+
     @Test func reEncodingDoesNotRotateAgain() throws {
         let upright = try KFCrossPlatformImage(decoding: Fixtures.orientedJPEG(orientation: 6))
         let again = try KFCrossPlatformImage(decoding: upright.kf.encoded(as: .JPEG, compressionQuality: 0.9))
