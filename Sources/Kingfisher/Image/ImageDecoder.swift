@@ -116,29 +116,22 @@ enum ImageDecoder {
         return format
     }
 
-    /// Reads the header only (libvips is lazy) and refuses bytes another loader would claim or that declare
-    /// too many pixels.
+    /// Reads the header only (libvips is lazy) with the loader of the recognised format, so no other loader ever
+    /// sees the bytes, and refuses headers that declare too many pixels.
     private static func open(
         _ bytes: UnsafeRawBufferPointer,
         format: ImageFormat,
         allFrames: Bool
     ) throws(KingfisherError) -> VipsImageHandle {
         guard let base = bytes.baseAddress else { throw .processorError(reason: .emptyImageData) }
-        let loader = cvips_find_loader(base, bytes.count).map { String(cString: $0) }
-        guard loader == format.loaderNickname else {
-            let error = VipsRuntime.takeError("find loader")
-            let message = loader.map { "the data is claimed by \($0), not by \(format.loaderNickname ?? "-")" }
-            throw .processorError(
-                reason: .imageDecodingFailed(
-                    format: format,
-                    error: VipsError(operation: "find loader", message: message ?? error.message)
-                )
-            )
+        guard let loader = format.loaderNickname else {
+            throw .processorError(reason: .unsupportedImageFormat(format))
         }
         let opened = try failing(format) { () throws(VipsError) in
-            guard let image = cvips_load(base, bytes.count, allFrames ? 1 : 0, Int32(failOn.rawValue), 1) else {
-                throw VipsRuntime.takeError("load \(format)")
-            }
+            guard
+                let image = cvips_load_named(
+                    loader, base, bytes.count, allFrames ? 1 : 0, Int32(failOn.rawValue), 1)
+            else { throw VipsRuntime.takeError("load \(format)") }
             return VipsImageHandle(owning: image)
         }
         try checkPixelLimit(width: opened.width, height: opened.height)
