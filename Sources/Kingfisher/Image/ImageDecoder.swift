@@ -3,7 +3,7 @@ import Foundation
 
 /// Turns encoded bytes into a materialised, 8-bit sRGB(A) ``KFCrossPlatformImage``.
 ///
-/// The steps: recognise the format from its header, refuse anything but the expected libvips loader, read the
+/// The steps: recognise the format from its header, open the bytes with that format's libvips loader only, read the
 /// header lazily and check the pixel limit, then convert colour (ICC, CMYK, 16-bit, grey, palette) in one
 /// streaming pass into memory and apply EXIF orientation. Blocking and CPU-bound: callers choose the thread.
 enum ImageDecoder {
