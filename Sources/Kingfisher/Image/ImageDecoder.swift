@@ -45,7 +45,7 @@ enum ImageDecoder {
         let side = Int32(clamping: max(1, maxPixelSize))
         let decoded = data.withUnsafeBytes { bytes in
             Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
-                let header = try open(bytes, format: format, allFrames: false)  // checks the loader and the pixel limit
+                let header = try open(bytes, format: format, allFrames: false)  // the format's loader; the pixel limit
                 let pixels = header.width * header.pageHeight
                 let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
                 defer { gate.leave() }
@@ -69,12 +69,11 @@ enum ImageDecoder {
     private static func shrunkOnLoad(
         _ bytes: UnsafeRawBufferPointer, format: ImageFormat, header: VipsImageHandle, side: Int32
     ) throws(VipsError) -> VipsImageHandle {
-        var output: UnsafeMutablePointer<VipsImage>?
         if format == .JPEG {
             let longSide = max(header.width, header.height)
             var shrink = 1
             while shrink < 8, longSide / (shrink * 2) >= Int(side) { shrink *= 2 }
-            // Rotating (orientation 5-8 turn the image) reads out of order, so those load for random access.
+            // Orientations 2-8 flip or turn the image, which reads it out of order: those load for random access.
             let sequential: Int32 = (2...8).contains(header.orientation) ? 0 : 1
             guard
                 let loaded = cvips_jpeg_load_shrunk(
@@ -84,6 +83,7 @@ enum ImageDecoder {
                 cvips_thumbnail_image($0, $1, side, side)
             }
         }
+        var output: UnsafeMutablePointer<VipsImage>?
         let status = cvips_thumbnail_buffer(bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
         guard status == 0, let output else {
             if let output { cvips_unref(output) }
