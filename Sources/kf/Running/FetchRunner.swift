@@ -113,7 +113,7 @@ struct FetchRunner {
     private func cachedBytes(for key: String) -> (data: Data, size: (width: Int, height: Int))? {
         guard usesCache, !forceRefresh else { return nil }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: processor.identifier)
-        guard let data = try? pipeline.cache.diskStorage.value(forKey: computed), let size = HeaderSize.of(data)
+        guard let data = try? pipeline.cache.diskStorage.value(forKey: computed), let size = data.kf.headerPixelSize
         else { return nil }
         return (data, size)
     }

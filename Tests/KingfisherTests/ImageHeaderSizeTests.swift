@@ -2,20 +2,18 @@ import Foundation
 import Kingfisher
 import Testing
 
-@testable import kf
-
 @Suite("Header sizes read without decoding")
-struct HeaderSizeTests {
+struct ImageHeaderSizeTests {
     @Test(
         "the header's size is the decoded size",
         arguments: [ImageFormat.PNG, .JPEG, .GIF, .WebP])
     func matchesDecodedSize(_ format: ImageFormat) throws {
         for (width, height) in [(1, 1), (321, 97), (97, 321)] {
-            let image = try KFCrossPlatformImage(decoding: Samples.coordinatePNG(width: width, height: height))
+            let image = Fixtures.gradient(width: width, height: height)
             // WebP at quality 1.0 is lossless (VP8L), below it lossy (VP8).
             for quality in format == .WebP ? [1.0, 0.8] : [1.0] {
                 let data = try image.kf.encoded(as: format, compressionQuality: quality)
-                let size = try #require(HeaderSize.of(data), "\(format) q\(quality)")
+                let size = try #require(data.kf.headerPixelSize, "\(format) q\(quality)")
                 #expect(size.width == width && size.height == height, "\(format) q\(quality)")
             }
         }
@@ -23,22 +21,26 @@ struct HeaderSizeTests {
 
     @Test("an animated WebP (VP8X) reports its canvas size")
     func extendedWebP() throws {
-        let frames = try (0..<3).map { _ in
-            try KFCrossPlatformImage(decoding: Samples.coordinatePNG(width: 40, height: 30))
-        }
+        let frames = (0..<3).map { _ in Fixtures.gradient(width: 40, height: 30) }
         let animation = try KFCrossPlatformImage(frames: frames, frameDurations: [0.1, 0.1, 0.1])
         let data = try animation.kf.encoded(as: .WebP, compressionQuality: 0.9)
-        let size = try #require(HeaderSize.of(data))
+        let size = try #require(data.kf.headerPixelSize)
         #expect(size.width == 40 && size.height == 30)
+    }
+
+    @Test("a BMP reports the size its DIB header declares")
+    func bmp() throws {
+        let size = try #require(Fixtures.bmp(width: 12, height: -7, pixelBytes: 12 * 7 * 3).kf.headerPixelSize)
+        #expect(size.width == 12 && size.height == 7)
     }
 
     @Test("truncated or foreign bytes give nil, never a crash")
     func badInput() throws {
-        let png = try Samples.coordinatePNG(width: 10, height: 10)
-        let jpeg = try Samples.jpeg(width: 10, height: 10)
+        let png = Fixtures.png(width: 10, height: 10)
+        let jpeg = Fixtures.jpeg(width: 10, height: 10)
         for data in [Data(), png.prefix(12), jpeg.prefix(4), Data("GIF8".utf8), Data("RIFF0000WEBPVP8X".utf8)] {
-            #expect(HeaderSize.of(data) == nil)
+            #expect(data.kf.headerPixelSize == nil)
         }
-        #expect(HeaderSize.of(Data(repeating: 0xFF, count: 100)) == nil)
+        #expect(Data(repeating: 0xFF, count: 100).kf.headerPixelSize == nil)
     }
 }
