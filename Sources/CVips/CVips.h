@@ -96,21 +96,12 @@ static inline void cvips_remove_field(VipsImage *image, const char *name) { vips
 
 // MARK: - Loading
 
-/// Opens an image lazily: only the header is read until pixels are requested.
-/// `all_pages` asks multi-page loaders (GIF, WebP) for every frame.
-static inline VipsImage *cvips_load(const void *data, size_t length, int all_pages, int fail_on, int sequential) {
-    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
-    if (all_pages) {
-        return vips_image_new_from_buffer(data, length, "", "n", -1, "access", access, "fail_on", fail_on, NULL);
-    }
-    return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);
-}
-
 /// Opens an image lazily with the loader named `nickname` (e.g. "jpegload_buffer"), without asking every loader
 /// whether it claims the bytes first (vips_image_new_from_buffer does, ~20 us a call): the bytes are read by that
-/// loader or the call fails. `all_pages` asks multi-page loaders for every frame. NULL on error.
+/// loader or the call fails. `all_pages` asks multi-page loaders for every frame; a `shrink` of 2, 4 or 8 asks the
+/// JPEG loader to decode at that fraction of the size (libjpeg's DCT scaling). NULL on error.
 static inline VipsImage *cvips_load_named(const char *nickname, const void *data, size_t length, int all_pages,
-                                          int fail_on, int sequential) {
+                                          int shrink, int fail_on, int sequential) {
     VipsOperation *operation = vips_operation_new(nickname);
     if (!operation) return NULL;
     VipsBlob *blob = vips_blob_new(NULL, data, length);
@@ -120,24 +111,15 @@ static inline VipsImage *cvips_load_named(const char *nickname, const void *data
     if (all_pages && g_object_class_find_property(G_OBJECT_GET_CLASS(operation), "n")) {
         g_object_set(operation, "n", -1, NULL);
     }
+    if (shrink > 1 && g_object_class_find_property(G_OBJECT_GET_CLASS(operation), "shrink")) {
+        g_object_set(operation, "shrink", shrink, NULL);
+    }
     VipsImage *out = NULL;
     if (vips_cache_operation_buildp(&operation) == 0) {
         g_object_get(operation, "out", &out, NULL);
     }
     vips_object_unref_outputs(VIPS_OBJECT(operation));
     g_object_unref(operation);
-    return out;
-}
-
-/// Opens a JPEG lazily, decoding at 1/`shrink` of its size (1, 2, 4 or 8) with libjpeg's DCT scaling.
-static inline VipsImage *cvips_jpeg_load_shrunk(const void *data, size_t length, int shrink, int fail_on,
-                                                int sequential) {
-    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
-    VipsImage *out = NULL;
-    if (vips_jpegload_buffer((void *)data, length, &out, "shrink", shrink, "access", access, "fail_on", fail_on,
-                             NULL)) {
-        return NULL;
-    }
     return out;
 }
 

@@ -62,16 +62,8 @@ import Testing
         #expect(image.pixelWidth == (swapped ? 20 : 40) && image.pixelHeight == (swapped ? 40 : 20))
 
         // And the red corner lands where the orientation says
-        let w = image.pixelWidth - 1
-        let h = image.pixelHeight - 1
-        let corner: (Int, Int) =
-            switch orientation {
-            case 1, 5: (0, 0)
-            case 2, 6: (w, 0)
-            case 3, 7: (w, h)
-            default: (0, h)
-            }
-        let pixel = image.pixel(corner.0 == 0 ? 1 : corner.0 - 1, corner.1 == 0 ? 1 : corner.1 - 1)
+        let corner = redCorner(of: image, orientation: orientation)
+        let pixel = image.pixel(corner.x == 0 ? 1 : corner.x - 1, corner.y == 0 ? 1 : corner.y - 1)
         #expect(pixel[0] > 200 && pixel[2] < 60, "orientation \(orientation): \(pixel)")
     }
 
@@ -88,18 +80,10 @@ import Testing
         #expect(image.pixelWidth == (swapped ? 10 : 20) && image.pixelHeight == (swapped ? 20 : 10))
 
         // And the red corner lands where the orientation says, as in a full decode
-        let w = image.pixelWidth - 1
-        let h = image.pixelHeight - 1
-        let corner: (Int, Int) =
-            switch orientation {
-            case 1, 5: (0, 0)
-            case 2, 6: (w, 0)
-            case 3, 7: (w, h)
-            default: (0, h)
-            }
-        let pixel = image.pixel(corner.0, corner.1)
+        let corner = redCorner(of: image, orientation: orientation)
+        let pixel = image.pixel(corner.x, corner.y)
         #expect(pixel[0] > pixel[2], "orientation \(orientation): \(pixel)")
-        let opposite = image.pixel(w - corner.0, h - corner.1)
+        let opposite = image.pixel(image.pixelWidth - 1 - corner.x, image.pixelHeight - 1 - corner.y)
         #expect(opposite[2] > 200 && opposite[0] < 60, "orientation \(orientation): \(opposite)")
     }
 
@@ -174,6 +158,19 @@ import Testing
             KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
                 data: data, to: CGSize(width: 1000, height: 1000), scale: 1))
         #expect(same.pixelWidth == 400)
+    }
+}
+
+/// Where the stored top-left pixel of ``Fixtures/orientedJPEG(orientation:width:height:)`` is shown once `image`
+/// is upright.
+private func redCorner(of image: KFCrossPlatformImage, orientation: Int) -> (x: Int, y: Int) {
+    let right = image.pixelWidth - 1
+    let bottom = image.pixelHeight - 1
+    switch orientation {
+    case 1, 5: return (0, 0)
+    case 2, 6: return (right, 0)
+    case 3, 7: return (right, bottom)
+    default: return (0, bottom)
     }
 }
 

@@ -76,8 +76,9 @@ enum ImageDecoder {
             // Orientations 2-8 flip or turn the image, which reads it out of order: those load for random access.
             let sequential: Int32 = (2...8).contains(header.orientation) ? 0 : 1
             guard
-                let loaded = cvips_jpeg_load_shrunk(
-                    bytes.baseAddress, bytes.count, Int32(shrink), Int32(failOn.rawValue), sequential)
+                let loaded = cvips_load_named(
+                    "jpegload_buffer", bytes.baseAddress, bytes.count, 0, Int32(shrink), Int32(failOn.rawValue),
+                    sequential)
             else { throw VipsRuntime.takeError("load JPEG") }
             return try VipsImageHandle(owning: loaded).apply("thumbnail") {
                 cvips_thumbnail_image($0, $1, side, side)
@@ -130,7 +131,7 @@ enum ImageDecoder {
         let opened = try failing(format) { () throws(VipsError) in
             guard
                 let image = cvips_load_named(
-                    loader, base, bytes.count, allFrames ? 1 : 0, Int32(failOn.rawValue), 1)
+                    loader, base, bytes.count, allFrames ? 1 : 0, 1, Int32(failOn.rawValue), 1)
             else { throw VipsRuntime.takeError("load \(format)") }
             return VipsImageHandle(owning: image)
         }

@@ -68,7 +68,9 @@ extension VipsImageHandle {
     static func rendering(svg: String) throws(VipsError) -> VipsImageHandle {
         let bytes = Array(svg.utf8)
         let loaded = bytes.withUnsafeBytes { buffer -> Result<VipsImageHandle, VipsError> in
-            guard let image = cvips_load(buffer.baseAddress, buffer.count, 0, Int32(VIPS_FAIL_ON_ERROR.rawValue), 0)
+            guard
+                let image = cvips_load_named(
+                    "svgload_buffer", buffer.baseAddress, buffer.count, 0, 1, Int32(VIPS_FAIL_ON_ERROR.rawValue), 0)
             else {
                 return .failure(VipsRuntime.takeError("svgload"))
             }

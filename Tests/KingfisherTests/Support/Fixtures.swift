@@ -99,10 +99,12 @@ enum Fixtures {
         return save(profiled) { cvips_png_save($0, $1, $2, 6, 0, 0) }
     }
 
-    /// The ICC profile embedded in `data`, as libvips reads it.
+    /// The ICC profile embedded in PNG `data`, as libvips reads it.
     static func embeddedProfile(of data: Data) -> [UInt8]? {
         data.withUnsafeBytes { bytes -> [UInt8]? in
-            guard let image = cvips_load(bytes.baseAddress, bytes.count, 0, 0, 0) else { return nil }
+            guard let image = cvips_load_named("pngload_buffer", bytes.baseAddress, bytes.count, 0, 1, 0, 0) else {
+                return nil
+            }
             defer { cvips_unref(image) }
             var blob: UnsafeRawPointer?
             var length = 0

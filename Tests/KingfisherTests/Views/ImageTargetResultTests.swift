@@ -12,9 +12,7 @@ struct ImageTargetResultTests {
         try await withManager { f in
             f.server.route("/a.png", .ok(Fixtures.png(width: 64, height: 48)))
             let log = EventLog()
-            let target = RecordingTarget(log: log)
-            target.kf.indicatorType = .custom(indicator: RecordingIndicator(log: log))
-            log.clear()
+            let target = RecordingTarget.withIndicator(log: log)
             let placeholder = RecordingPlaceholder(label: "p", log: log)
 
             let result = await target.kf.load(
@@ -35,9 +33,7 @@ struct ImageTargetResultTests {
         try await withManager { f in
             f.server.route("/missing.png", .status(404))
             let log = EventLog()
-            let target = RecordingTarget(log: log)
-            target.kf.indicatorType = .custom(indicator: RecordingIndicator(log: log))
-            log.clear()
+            let target = RecordingTarget.withIndicator(log: log)
 
             let result = await target.kf.load(
                 .network(f.server.url("/missing.png")), placeholder: RecordingPlaceholder(label: "p", log: log),

@@ -75,8 +75,7 @@ struct ImageTargetSupersedeTests {
             f.server.route("/old.png", .init(body: Fixtures.png(width: 30, height: 20), held: true))
             f.server.route("/new.png", .init(body: Fixtures.png(width: 40, height: 30), held: true))
             let log = EventLog()
-            let target = RecordingTarget(log: log)
-            target.kf.indicatorType = .custom(indicator: RecordingIndicator(log: log))
+            let target = RecordingTarget.withIndicator(log: log)
             let old = RetrievalCollector()
             let new = RetrievalCollector()
             target.kf.setImage(
@@ -97,9 +96,7 @@ struct ImageTargetSupersedeTests {
         try await withManager { f in
             f.server.route("/held.png", .init(body: Fixtures.png(), held: true))
             let log = EventLog()
-            let target = RecordingTarget(log: log)
-            target.kf.indicatorType = .custom(indicator: RecordingIndicator(log: log))
-            log.clear()
+            let target = RecordingTarget.withIndicator(log: log)
             let running = RetrievalCollector()
             target.kf.setImage(
                 with: .network(f.server.url("/held.png")), manager: f.manager, completionHandler: running.handler)
@@ -122,9 +119,7 @@ struct ImageTargetSupersedeTests {
         try await withManager { f in
             f.server.route("/held.png", .init(body: Fixtures.png(), held: true))
             let log = EventLog()
-            let target = RecordingTarget(log: log)
-            target.kf.indicatorType = .custom(indicator: RecordingIndicator(log: log))
-            log.clear()
+            let target = RecordingTarget.withIndicator(log: log)
             let collector = RetrievalCollector()
             target.kf.setImage(
                 with: .network(f.server.url("/held.png")), placeholder: RecordingPlaceholder(label: "p", log: log),

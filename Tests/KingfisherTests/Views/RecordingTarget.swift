@@ -54,6 +54,14 @@ final class RecordingTarget: KingfisherImageTarget {
         shown.withLock { $0 = image }
     }
 
+    /// A target with a ``RecordingIndicator`` set, and `log` emptied of the indicator's set-up events.
+    static func withIndicator(log: EventLog) -> RecordingTarget {
+        let target = RecordingTarget(log: log)
+        target.kf.indicatorType = .custom(indicator: RecordingIndicator(log: log))
+        log.clear()
+        return target
+    }
+
     var image: KFCrossPlatformImage? {
         get { shown.withLock { $0 } }
         set {
