@@ -270,6 +270,14 @@ static inline int cvips_jpeg_save(VipsImage *in, void **buffer, size_t *length, 
                                   int strip) {
     return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "interlace", interlace, "strip", strip, NULL);
 }
+/// A JPEG with a chosen layout, for tests and tools that need one: chroma subsampling on (4:2:0) or off (4:4:4),
+/// and restart markers every `restart_interval` MCUs (0: none).
+static inline int cvips_jpeg_save_layout(VipsImage *in, void **buffer, size_t *length, int quality, int interlace,
+                                         int subsample, int restart_interval) {
+    VipsForeignSubsample mode = subsample ? VIPS_FOREIGN_SUBSAMPLE_ON : VIPS_FOREIGN_SUBSAMPLE_OFF;
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "interlace", interlace, "strip", TRUE,
+                                "subsample_mode", mode, "restart_interval", restart_interval, NULL);
+}
 static inline int cvips_gif_save(VipsImage *in, void **buffer, size_t *length) {
     return vips_gifsave_buffer(in, buffer, length, "strip", TRUE, NULL);
 }

@@ -160,6 +160,34 @@ enum Fixtures {
         return save(owned) { cvips_jpeg_save($0, $1, $2, 90, 1, 0) }
     }
 
+    /// A JPEG of busy texture (much of it in AC coefficients, unlike the gradient) in the given layout: `bands` 1
+    /// for grey or 3 for colour, chroma subsampled (4:2:0) or not (4:4:4), restart markers every `restartInterval`
+    /// MCUs (0: none). No metadata.
+    static func texturedJPEG(
+        width: Int, height: Int, bands: Int = 3, progressive: Bool = true, subsample: Bool = true,
+        restartInterval: Int = 0
+    ) -> Data {
+        var bytes = [UInt8](repeating: 0, count: width * height * bands)
+        for y in 0..<height {
+            for x in 0..<width {
+                for band in 0..<bands {
+                    // Stripes, a slow gradient and a hashed speckle, different in each band.
+                    let stripes = (x / 3 + y / 5 + band) % 2 == 0 ? 60 : 0
+                    let speckle = ((x &* 73_856_093) ^ (y &* 19_349_663) ^ (band &* 83_492_791)) & 0x7F
+                    bytes[(y * width + x) * bands + band] = UInt8((x + y) * 64 / (width + height) + stripes + speckle)
+                }
+            }
+        }
+        let image = raw(bytes, width: width, height: height, bands: bands, format: VIPS_FORMAT_UCHAR)
+        let space = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        let tagged = apply(image) { cvips_copy_as($0, $1, Int32(space.rawValue)) }
+        defer { cvips_unref(tagged) }
+        return save(tagged) {
+            cvips_jpeg_save_layout(
+                $0, $1, $2, 85, progressive ? 1 : 0, subsample ? 1 : 0, Int32(restartInterval))
+        }
+    }
+
     /// A valid PNG signature and IHDR declaring `width` x `height`, with one tiny IDAT: a decompression bomb's header.
     static func pngHeaderOnly(width: UInt32, height: UInt32) -> Data {
         func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
