@@ -137,19 +137,18 @@ extension ImageDownloader {
     ) async throws -> Data {
         let limit = configuration.maximumResponseSize
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
-        var data = Data()
-        if expected > 0 { data.reserveCapacity(Int(expected)) }
+        var collected = CollectedBody(expectedLength: expected)
         for try await chunk in body {
-            guard data.count + chunk.readableBytes <= limit else {
+            guard collected.count + chunk.readableBytes <= limit else {
                 throw KingfisherError.responseError(
                     reason: .responseTooLarge(url: url, limit: limit, declared: nil))
             }
-            chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
-            let received = Int64(data.count)
+            collected.append(chunk)
+            let received = Int64(collected.count)
             let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
             for caller in callers { caller.reportProgress(received: received, expected: expected) }
         }
-        return data
+        return collected.takeData()
     }
 
     /// Maps the HTTP client's errors: timeouts become ``KingfisherError/ResponseErrorReason/requestTimedOut(url:timeout:)``,

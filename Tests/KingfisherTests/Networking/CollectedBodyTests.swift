@@ -1,0 +1,74 @@
+import Foundation
+import NIOCore
+import Testing
+
+@testable import Kingfisher
+
+@Suite("Response bodies gathered into Data")
+struct CollectedBodyTests {
+    private func buffer(_ bytes: [UInt8], capacity: Int? = nil) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: capacity ?? bytes.count)
+        buffer.writeBytes(bytes)
+        return buffer
+    }
+
+    private func bytes(_ count: Int, seed: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) }
+    }
+
+    @Test("one piece comes out as its bytes")
+    func onePiece() {
+        let body = bytes(300_000, seed: 1)
+        var collected = CollectedBody(expectedLength: Int64(body.count))
+        collected.append(buffer(body))
+        #expect(collected.count == body.count)
+        #expect(collected.takeData() == Data(body))
+    }
+
+    @Test("several pieces come out joined in order, with or without a declared length")
+    func severalPieces() {
+        let pieces = [bytes(70_000, seed: 2), bytes(1, seed: 3), bytes(250_000, seed: 4)]
+        for expected: Int64 in [-1, 320_001, 10] {
+            var collected = CollectedBody(expectedLength: expected)
+            for piece in pieces { collected.append(buffer(piece)) }
+            #expect(collected.count == 320_001)
+            #expect(collected.takeData() == Data(pieces.joined()))
+        }
+    }
+
+    @Test("a piece read from the middle of a larger buffer keeps only its own bytes")
+    func sliceOfALargerBuffer() {
+        var whole = buffer(bytes(1 << 20, seed: 5))
+        whole.moveReaderIndex(forwardBy: 1000)
+        let small = whole.getSlice(at: 1000, length: 5000)!
+        let large = whole.getSlice(at: 1000, length: 600_000)!
+        for piece in [small, large] {
+            var collected = CollectedBody(expectedLength: -1)
+            collected.append(piece)
+            #expect(collected.takeData() == Data(piece.readableBytesView))
+        }
+    }
+
+    @Test("nothing or only empty pieces give empty data")
+    func empty() {
+        #expect(CollectedBody(expectedLength: -1).takeData().isEmpty)
+        var collected = CollectedBody(expectedLength: -1)
+        collected.append(ByteBuffer())
+        collected.append(ByteBuffer())
+        #expect(collected.count == 0)
+        #expect(collected.takeData().isEmpty)
+    }
+
+    @Test("a body of 1 MB or more in pieces, with its declared length, longer or shorter than declared")
+    func largeBodies() {
+        let pieces = (0..<6).map { bytes(400_000 + $0, seed: $0) }
+        let total = pieces.map(\.count).reduce(0, +)
+        for declared in [total, total - 500_000, total + 10, 2_000_000] {
+            var collected = CollectedBody(expectedLength: Int64(declared))
+            for piece in pieces { collected.append(buffer(piece)) }
+            #expect(collected.count == total)
+            let data = collected.takeData()
+            #expect(data == Data(pieces.joined()), "declared \(declared)")
+        }
+    }
+}
