@@ -97,8 +97,15 @@ struct ProgressiveJPEGDCStreamTests {
         if let sof = (0..<twelveBit.count - 1).first(where: { twelveBit[$0] == 0xFF && twelveBit[$0 + 1] == 0xC2 }) {
             twelveBit[sof + 4] = 12
         }
+        var duplicateIDs = [UInt8](progressive)
+        if let sof = (0..<duplicateIDs.count - 1).first(where: {
+            duplicateIDs[$0] == 0xFF && duplicateIDs[$0 + 1] == 0xC2
+        }) {
+            duplicateIDs[sof + 13] = duplicateIDs[sof + 10]  // the second component takes the first one's id
+        }
         var cases: [(String, Data)] = [
             ("baseline", Fixtures.texturedJPEG(width: 64, height: 48, progressive: false)),
+            ("duplicate component ids", Data(duplicateIDs)),
             ("PNG", Fixtures.png()),
             ("empty", Data()),
             ("SOI only", Data([0xFF, 0xD8])),
@@ -112,6 +119,22 @@ struct ProgressiveJPEGDCStreamTests {
         for (name, data) in cases {
             #expect(ProgressiveJPEGDCStream.make(from: data) == nil, "\(name)")
         }
+    }
+
+    @Test("a file that never sends the AC coefficients (cut after its DC scan) decodes from its original bytes")
+    func incompleteFilesAreNotRewritten() throws {
+        // libjpeg smooths such a file's blocks from their neighbours; an empty AC scan would stop that.
+        let data = [UInt8](Fixtures.texturedJPEG(width: 400, height: 300, subsample: false))
+        let scans = (0..<data.count - 1).filter { data[$0] == 0xFF && data[$0 + 1] == 0xDA }
+        #expect(scans.count > 2)
+        let dcOnly = Data(data[..<scans[1]] + [0xFF, 0xD9])
+        #expect(ProgressiveJPEGDCStream.make(from: dcOnly) == nil)
+        // The thumbnail is still made, from the original bytes.
+        let image = try ImageDecoder.thumbnail(dcOnly, maxPixelSize: 50, scale: 1)
+        #expect(image.pixelWidth == 50)
+        let expected = try #require(eighthScalePixels(Array(dcOnly), strict: false))
+        let rgb = image.kf.rgbaPixels().enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+        #expect(rgb == expected)
     }
 
     @Test("a downsampled progressive JPEG has the pixels of the whole-file thumbnail")

@@ -5,14 +5,18 @@ import Foundation
 ///
 /// At 1/8 scale libjpeg turns each 8 x 8 block of a full-resolution component into one pixel from the block's DC
 /// coefficient alone, yet it still Huffman-decodes every AC scan of a progressive file, which is most of its bytes
-/// and most of its decoding time (the wallpaper photos: 1.7 s of 3.5 s for the 32 progressive files of 171).
-/// Components subsampled in both directions (the chroma of 4:2:0) are the exception: libjpeg decodes them with a
-/// 2 x 2 (or larger) IDCT instead of upsampling, which reads AC coefficients, so their AC scans are kept (each AC
-/// scan holds one component). Every other AC scan is skipped by looking for the marker that ends it, and one empty
-/// AC scan per such component (every block an end-of-band run) is appended so that libjpeg knows its AC
-/// coefficients as exactly zero: without those it would take them for missing and "smooth" the blocks from their
-/// neighbours, changing the pixels. The result is the same pixels as the whole file's at 1/8 scale (tested pixel
-/// for pixel); at any other scale more AC coefficients matter and the stream must not be used.
+/// and most of its decoding time (the 32 progressive wallpaper photos: 1,712 ms of 3,476 ms for all 171, and
+/// 608 ms from these streams; BENCHMARKS.md). The AC scans of full-resolution components (luma; all three of 4:4:4)
+/// are skipped by looking for the marker that ends them, and one empty AC scan per such component (every block an
+/// end-of-band run) is appended so that libjpeg knows those coefficients as exactly zero: without it libjpeg would
+/// take them for missing and "smooth" the blocks from their neighbours, changing the pixels. Subsampled components
+/// keep their AC scans: libjpeg-turbo decodes the chroma of 4:2:0 with a 2 x 2 IDCT instead of upsampling it, and
+/// IJG libjpeg 9 scales each direction on its own, so AC coefficients of subsampled components may be read.
+///
+/// Only a file that sends every AC coefficient of the skipped components to full precision is rewritten (a file cut
+/// at a scan boundary, or a DC-only preview, is smoothed by libjpeg and decodes from its original bytes), and only
+/// scans that libjpeg would accept are dropped. The result is the same pixels as the whole file's at 1/8 scale
+/// (tested pixel for pixel); at any other scale more AC coefficients matter and the stream must not be used.
 enum ProgressiveJPEGDCStream {
     /// The DC-only stream of `data`, or `nil` when `data` is not a complete progressive Huffman JPEG this can
     /// rewrite (baseline, arithmetic-coded, cut short, malformed): then decode the original, which reports errors.
@@ -36,18 +40,12 @@ enum ProgressiveJPEGDCStream {
         let height: Int
         let components: [Component]
 
-        /// Whether libjpeg's 1/8-scale decode reads the AC coefficients of `component`: it doubles a component's
-        /// IDCT size, instead of upsampling it, while the component is subsampled by at least twice that size in
-        /// both directions (jdmaster.c, jpeg_core_output_dimensions).
-        func readsACCoefficients(of component: Component) -> Bool {
+        /// Whether a 1/8-scale decode reads only the DC coefficients of `component`: it is sampled at the full
+        /// resolution in both directions, so each of its blocks becomes one pixel.
+        func decodesFromDCAlone(_ component: Component) -> Bool {
             let maxHorizontal = components.map(\.horizontalSampling).max() ?? 1
             let maxVertical = components.map(\.verticalSampling).max() ?? 1
-            return maxHorizontal % (component.horizontalSampling * 2) == 0
-                && maxVertical % (component.verticalSampling * 2) == 0
-        }
-
-        func readsACCoefficients(ofComponentWithID id: UInt8) -> Bool {
-            components.first { $0.id == id }.map(readsACCoefficients(of:)) ?? false
+            return component.horizontalSampling == maxHorizontal && component.verticalSampling == maxVertical
         }
     }
 
@@ -64,6 +62,8 @@ enum ProgressiveJPEGDCStream {
             output.reserveCapacity(bytes.count / 2)
             var frame: Frame?
             var dcScans = 0
+            // Per skipped component (by index in the frame): bit k set once coefficient k was sent at full precision.
+            var fullPrecision: [UInt64] = []
             var index = 2
             while index + 1 < bytes.count {
                 guard bytes[index] == 0xFF else { return nil }
@@ -73,7 +73,12 @@ enum ProgressiveJPEGDCStream {
                     continue
                 }
                 if marker == 0xD9 {  // EOI
-                    guard let frame, dcScans > 0 else { return nil }
+                    let allACCoefficients: UInt64 = ~1
+                    guard let frame, dcScans > 0,
+                        zip(frame.components, fullPrecision).allSatisfy({ component, sent in
+                            !frame.decodesFromDCAlone(component) || sent & allACCoefficients == allACCoefficients
+                        })
+                    else { return nil }
                     appendEmptyACScans(for: frame, to: &output)
                     output += [0xFF, 0xD9]
                     return output
@@ -86,6 +91,7 @@ enum ProgressiveJPEGDCStream {
                 case 0xC2:  // SOF2, progressive Huffman
                     guard frame == nil, let parsed = parseFrame(at: index, length: length) else { return nil }
                     frame = parsed
+                    fullPrecision = Array(repeating: 0, count: parsed.components.count)
                 case 0xC0...0xCF where ![0xC4, 0xC8, 0xCC].contains(marker):
                     return nil  // any other frame type: baseline, lossless, arithmetic, hierarchical
                 case 0xDA:  // SOS
@@ -93,16 +99,31 @@ enum ProgressiveJPEGDCStream {
                     guard let frame, (1...4).contains(componentCount), length == 6 + 2 * componentCount,
                         let scanEnd = endOfEntropyData(from: segmentEnd)
                     else { return nil }
-                    let spectralStart = bytes[index + 5 + 2 * componentCount]
-                    // An AC scan has exactly one component (else libjpeg rejects the file anyway).
-                    if spectralStart == 0 || frame.readsACCoefficients(ofComponentWithID: bytes[index + 5]) {
+                    let spectralStart = Int(bytes[index + 5 + 2 * componentCount])
+                    let spectralEnd = Int(bytes[index + 6 + 2 * componentCount])
+                    let low = Int(bytes[index + 7 + 2 * componentCount] & 0x0F)
+                    if spectralStart == 0 {
                         output.append(contentsOf: bytes[index..<scanEnd])
-                        dcScans += spectralStart == 0 ? 1 : 0
+                        dcScans += 1
+                    } else {
+                        // An AC scan: one component, coefficients Ss...Se within 1...63 (libjpeg's own checks).
+                        guard componentCount == 1, spectralStart <= spectralEnd, spectralEnd <= 63,
+                            let number = frame.components.firstIndex(where: { $0.id == bytes[index + 5] })
+                        else { return nil }
+                        if frame.decodesFromDCAlone(frame.components[number]) {
+                            if low == 0 {
+                                let count = spectralEnd - spectralStart + 1
+                                let bits: UInt64 = count == 64 ? ~0 : (1 << UInt64(count)) - 1
+                                fullPrecision[number] |= bits << UInt64(spectralStart)
+                            }
+                        } else {
+                            output.append(contentsOf: bytes[index..<scanEnd])
+                        }
                     }
                     index = scanEnd
                     continue
-                case 0xDC, 0xD0...0xD7, 0x01:
-                    return nil  // DNL (height given after the first scan), or a stray standalone marker
+                case 0xDC, 0xD0...0xD8, 0x01, 0x00:
+                    return nil  // DNL (height given after the first scan), a second SOI, or a stray marker
                 default:
                     break  // DHT, DQT, DRI, APPn, COM: kept as they are
                 }
@@ -130,6 +151,7 @@ enum ProgressiveJPEGDCStream {
                     id: bytes[offset], horizontalSampling: Int(sampling >> 4), verticalSampling: Int(sampling & 0x0F))
                 guard (1...4).contains(component.horizontalSampling), (1...4).contains(component.verticalSampling)
                 else { return nil }
+                guard !components.contains(where: { $0.id == component.id }) else { return nil }
                 components.append(component)
             }
             return Frame(width: width, height: height, components: components)
@@ -156,8 +178,8 @@ enum ProgressiveJPEGDCStream {
     }
 
     /// Restart intervals off, an AC Huffman table whose symbols are the end-of-band runs EOB0...EOB14 (4-bit codes
-    /// 0...14), then per component whose AC scans were dropped one first AC scan of coefficients 1-63 at full
-    /// precision in which every block ends at once.
+    /// 0...14), then per full-resolution component (whose AC scans were dropped) one first AC scan of coefficients
+    /// 1-63 at full precision in which every block ends at once.
     private static func appendEmptyACScans(for frame: Frame, to output: inout [UInt8]) {
         output += [0xFF, 0xDD, 0x00, 0x04, 0x00, 0x00]
         var counts = [UInt8](repeating: 0, count: 16)
@@ -167,7 +189,7 @@ enum ProgressiveJPEGDCStream {
 
         let maxHorizontal = frame.components.map(\.horizontalSampling).max() ?? 1
         let maxVertical = frame.components.map(\.verticalSampling).max() ?? 1
-        for component in frame.components where !frame.readsACCoefficients(of: component) {
+        for component in frame.components where frame.decodesFromDCAlone(component) {
             // libjpeg's block counts for a scan of one component (jdinput.c: jdiv_round_up).
             let blocksWide = ceilingDivision(frame.width * component.horizontalSampling, maxHorizontal * 8)
             let blocksHigh = ceilingDivision(frame.height * component.verticalSampling, maxVertical * 8)

@@ -10,7 +10,8 @@ import NIOFoundationCompat
 /// system when the `Data` is released: glibc would otherwise serve such buffers from its heap once a few have been
 /// freed (its adaptive mmap threshold), where downloads and decodes on many threads fragment it (200 bodies of
 /// 5.8 MB decoded 8 at a time: peak RSS 187-205 MB with heap buffers, see BENCHMARKS.md).
-struct CollectedBody {
+// Not copyable: a copy would share the mapping and could hand it over twice.
+struct CollectedBody: ~Copyable {
     private var single: ByteBuffer?
     private var joined: Data?
     private var mapped: MappedBuffer?
@@ -90,7 +91,7 @@ private final class MappedBuffer {
 
     /// Appends `bytes` if they fit; `false` (and nothing appended) if they do not.
     func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count <= capacity - used else { return false }
+        guard !handedOver, bytes.count <= capacity - used else { return false }
         if let source = bytes.baseAddress { (base + used).copyMemory(from: source, byteCount: bytes.count) }
         used += bytes.count
         return true
@@ -102,6 +103,7 @@ private final class MappedBuffer {
 
     /// The bytes as a `Data` that unmaps them when released; called once, by ``CollectedBody/takeData()``.
     func handOver() -> Data {
+        precondition(!handedOver, "a mapped body is handed over once")
         handedOver = true
         let (base, capacity) = (self.base, self.capacity)
         return Data(bytesNoCopy: base, count: used, deallocator: .custom { _, _ in munmap(base, capacity) })

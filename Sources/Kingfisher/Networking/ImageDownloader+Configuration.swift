@@ -42,12 +42,15 @@ extension ImageDownloader {
         /// AsyncHTTPClient's defaults with: a 10 s connect timeout, a 15 s read timeout (the longest a body may
         /// stall), no automatic retry of failed connection attempts (so a refused connection fails at once; use
         /// ``NetworkRetryStrategy`` to retry), HTTP/2 where the server offers it, no decompression, and HTTP/1
-        /// socket reads of up to 1 MB into a fresh buffer each. With reads that large most image bodies arrive in
-        /// one piece, which the downloader hands on without copying it (measured on loopback, 200 bodies of
-        /// 578 KB at 8 at a time: 0.56-0.86x curl's throughput with NIO's adaptive reads capped at 256 KB, where
-        /// every body came in several pieces and was copied, 0.96-0.99x with these; see BENCHMARKS.md). Only the
-        /// pages a read fills become resident. The reads are set through `http1_1ConnectionDebugInitializer`;
-        /// setting your own replaces it.
+        /// socket reads of up to 1 MB, one per wake-up. With reads that large, a body that is already waiting in the
+        /// socket (loopback, a fast LAN, a proxy's cache) arrives in one piece, which the downloader hands on without
+        /// copying it (loopback, 200 bodies of 578 KB at 8 at a time: 0.52-0.86x curl's throughput with NIO's
+        /// adaptive reads of at most 256 KB, where every body came in pieces and was copied; 0.94-1.15x with these;
+        /// see BENCHMARKS.md). Over slower links bodies still arrive in pieces and are copied once, as before. NIO
+        /// reuses the read buffer of each open connection, so an open HTTP/1 connection keeps up to 1 MB (the pages
+        /// its reads filled) until AsyncHTTPClient closes it (idle for 60 s by default). The reads are set through
+        /// `http1_1ConnectionDebugInitializer`; setting your own replaces them. HTTP/2 connections read as NIO
+        /// does by default.
         public static var defaultHTTPClientConfiguration: HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(
                 timeout: .init(connect: .seconds(10), read: .seconds(15)),
@@ -57,7 +60,11 @@ extension ImageDownloader {
             configuration.httpVersion = .automatic
             configuration.http1_1ConnectionDebugInitializer = { channel in
                 channel.setOption(
-                    ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: socketReadSize))
+                    ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: socketReadSize)
+                ).flatMap {
+                    // NIO pools a read buffer per read allowed per wake-up (4 by default): one 1 MB buffer, not four.
+                    channel.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
+                }
             }
             return configuration
         }
