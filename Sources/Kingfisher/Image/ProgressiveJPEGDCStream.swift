@@ -27,7 +27,7 @@ enum ProgressiveJPEGDCStream {
     }
 
     /// The largest end-of-band run one symbol can code: EOB14 with 14 extra bits.
-    static let longestRun = 32_767
+    private static let longestRun = 32_767
 
     private struct Component {
         let id: UInt8
@@ -39,13 +39,21 @@ enum ProgressiveJPEGDCStream {
         let width: Int
         let height: Int
         let components: [Component]
+        let maxHorizontalSampling: Int
+        let maxVerticalSampling: Int
+
+        init(width: Int, height: Int, components: [Component]) {
+            self.width = width
+            self.height = height
+            self.components = components
+            maxHorizontalSampling = components.map(\.horizontalSampling).max() ?? 1
+            maxVerticalSampling = components.map(\.verticalSampling).max() ?? 1
+        }
 
         /// Whether a 1/8-scale decode reads only the DC coefficients of `component`: it is sampled at the full
         /// resolution in both directions, so each of its blocks becomes one pixel.
         func decodesFromDCAlone(_ component: Component) -> Bool {
-            let maxHorizontal = components.map(\.horizontalSampling).max() ?? 1
-            let maxVertical = components.map(\.verticalSampling).max() ?? 1
-            return component.horizontalSampling == maxHorizontal && component.verticalSampling == maxVertical
+            component.horizontalSampling == maxHorizontalSampling && component.verticalSampling == maxVerticalSampling
         }
     }
 
@@ -187,12 +195,11 @@ enum ProgressiveJPEGDCStream {
         let table: [UInt8] = [0x10] + counts + (0..<15).map { UInt8($0 << 4) }
         output += [0xFF, 0xC4, UInt8((table.count + 2) >> 8), UInt8((table.count + 2) & 0xFF)] + table
 
-        let maxHorizontal = frame.components.map(\.horizontalSampling).max() ?? 1
-        let maxVertical = frame.components.map(\.verticalSampling).max() ?? 1
         for component in frame.components where frame.decodesFromDCAlone(component) {
             // libjpeg's block counts for a scan of one component (jdinput.c: jdiv_round_up).
-            let blocksWide = ceilingDivision(frame.width * component.horizontalSampling, maxHorizontal * 8)
-            let blocksHigh = ceilingDivision(frame.height * component.verticalSampling, maxVertical * 8)
+            let blocksWide = ceilingDivision(
+                frame.width * component.horizontalSampling, frame.maxHorizontalSampling * 8)
+            let blocksHigh = ceilingDivision(frame.height * component.verticalSampling, frame.maxVerticalSampling * 8)
             output += [0xFF, 0xDA, 0x00, 0x08, 0x01, component.id, 0x00, 0x01, 0x3F, 0x00]
             var writer = BitWriter()
             var remaining = blocksWide * blocksHigh

@@ -263,6 +263,11 @@ enum Fixtures {
 }
 
 extension KFCrossPlatformImage {
+    /// The first frame's pixels as RGB8, row-major (alpha dropped).
+    func rgbPixels() -> [UInt8] {
+        kf.rgbaPixels().enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+    }
+
     /// RGBA of the pixel at (x, y) of the first frame.
     func pixel(_ x: Int, _ y: Int) -> [UInt8] {
         let pixels = kf.rgbaPixels()
