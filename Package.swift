@@ -30,10 +30,13 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
+        // <sys/xattr.h>, which Glibc's module leaves out: the disk cache stores each file's digest as an attribute.
+        .systemLibrary(name: "CFileAttributes"),
         .target(
             name: "Kingfisher",
             dependencies: [
                 "CVips",
+                "CFileAttributes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -74,6 +77,7 @@ let package = Package(
                 "KingfisherTerminal",
                 "KingfisherTestSupport",  // the loopback server `kf demo` serves its sample images from
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -2,7 +2,8 @@ public import Foundation
 import Synchronization
 
 extension DiskStorage.Backend {
-    /// Removes every expired file; returns their URLs. Also removes writes in progress abandoned over an hour ago.
+    /// Removes every expired file; returns their URLs. Also removes the temporary files of abandoned writes (their
+    /// process is gone, or they have not changed for five minutes).
     public func removeExpiredValues() throws(KingfisherError) -> [URL] {
         let now = config.now()
         var removed: [URL] = []
@@ -38,10 +39,16 @@ extension DiskStorage.Backend {
     }
 
     /// How many files the cache holds, their total size, and how many of them (and how many bytes) have expired;
-    /// writes in progress are not counted. Ours (Kingfisher has no such call): for tools that report on a cache.
+    /// temporary files of writes (in progress or abandoned) are counted apart. Ours (Kingfisher has no such call):
+    /// for tools that report on a cache.
     public func summary() throws(KingfisherError) -> DiskStorage.Summary {
         let now = config.now()
         var summary = DiskStorage.Summary()
+        for url in try contents() where CacheTemporaryFile.isTemporary(url.lastPathComponent) {
+            guard let meta = CacheFileSystem.meta(atPath: url.path), meta.isRegularFile else { continue }
+            summary.temporaryCount += 1
+            summary.temporarySize += meta.size
+        }
         for (_, meta) in try files(includingAbandonedTemporaries: false) {
             summary.fileCount += 1
             summary.totalSize += meta.size
@@ -169,17 +176,20 @@ extension DiskStorage.Backend {
     }
 
     /// Regular files with their metadata. Writes in progress are left out, or, with
-    /// `includingAbandonedTemporaries`, reported as expired when untouched for an hour.
+    /// `includingAbandonedTemporaries`, reported as expired when abandoned (see ``CacheTemporaryFile``).
     private func files(includingAbandonedTemporaries: Bool) throws(KingfisherError) -> [(
         url: URL, meta: CacheFileMeta
     )] {
-        let abandonedBefore = Date().addingTimeInterval(-3600)
+        let now = Date()
         var result: [(url: URL, meta: CacheFileMeta)] = []
         for url in try contents() {
             // A file removed by another process since the listing is simply skipped.
             guard let meta = CacheFileSystem.meta(atPath: url.path), meta.isRegularFile else { continue }
-            if url.lastPathComponent.hasPrefix(Self.temporaryPrefix) {
-                guard includingAbandonedTemporaries, meta.lastAccess < abandonedBefore else { continue }
+            let name = url.lastPathComponent
+            if CacheTemporaryFile.isTemporary(name) {
+                guard includingAbandonedTemporaries,
+                    CacheTemporaryFile.isAbandoned(name: name, changed: meta.statusChanged, now: now)
+                else { continue }
                 let expired = CacheFileMeta(
                     size: meta.size, expiresAt: .distantPast, lastAccess: meta.lastAccess, isRegularFile: true)
                 result.append((url, expired))

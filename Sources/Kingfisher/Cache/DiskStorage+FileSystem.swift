@@ -17,6 +17,25 @@ struct CacheFileMeta: Sendable {
     let expiresAt: Date
     let lastAccess: Date
     let isRegularFile: Bool
+    /// When the file's data or metadata last changed (`ctime`: no call can set it).
+    var statusChanged: Date = .distantPast
+    /// The file's device and inode: which file this is, whatever its name now is.
+    var identity: FileIdentity = FileIdentity(device: 0, inode: 0)
+}
+
+/// A file's device and inode numbers.
+struct FileIdentity: Sendable, Equatable {
+    let device: UInt64
+    let inode: UInt64
+}
+
+/// A cache file read whole through one descriptor: its bytes, metadata and digest all belong to the same file,
+/// even if another writer renames a new one over its name meanwhile.
+struct CacheFileContents {
+    let data: Data
+    let meta: CacheFileMeta
+    /// The SHA-256 stored with the bytes, if the file has one (see ``CacheFileIntegrity``).
+    let storedDigest: [UInt8]?
 }
 
 /// The few POSIX calls the disk storage needs beyond `FileManager`: one-syscall metadata, setting both dates at
@@ -26,19 +45,63 @@ enum CacheFileSystem {
     static func meta(atPath path: String) -> CacheFileMeta? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        return meta(info)
+    }
+
+    private static func meta(_ info: stat) -> CacheFileMeta {
         #if canImport(Darwin)
             let modified = info.st_mtimespec
             let accessed = info.st_atimespec
+            let changed = info.st_ctimespec
         #else
             let modified = info.st_mtim
             let accessed = info.st_atim
+            let changed = info.st_ctim
         #endif
         return CacheFileMeta(
             size: UInt(max(0, info.st_size)),
             expiresAt: date(modified),
             lastAccess: date(accessed),
-            isRegularFile: (info.st_mode & S_IFMT) == S_IFREG
+            isRegularFile: (info.st_mode & S_IFMT) == S_IFREG,
+            statusChanged: date(changed),
+            identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         )
+    }
+
+    /// Reads the regular file at `path` whole, with its metadata and stored digest; `nil` when there is no file
+    /// (or something other than a regular file) there.
+    static func read(atPath path: String) throws(POSIXErrorBox) -> CacheFileContents? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw POSIXErrorBox.current()
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw POSIXErrorBox.current() }
+        let meta = meta(info)
+        guard meta.isRegularFile else { return nil }
+        var data = Data(count: Int(meta.size))
+        var failure: POSIXErrorBox?
+        let length = data.withUnsafeMutableBytes { buffer -> Int in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Foundation.read(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count > 0 {
+                    offset += count
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    if count < 0 { failure = POSIXErrorBox.current() }
+                    break  // end of file: it shrank since fstat
+                }
+            }
+            return offset
+        }
+        if let failure { throw failure }
+        if length < data.count { data.removeSubrange(length...) }
+        return CacheFileContents(
+            data: data, meta: meta, storedDigest: CacheFileIntegrity.storedDigest(descriptor: descriptor))
     }
 
     /// Sets the access and modification dates of the file at `path`.
@@ -47,7 +110,7 @@ enum CacheFileSystem {
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw POSIXErrorBox.current() }
     }
 
-    /// Creates a new file at `path` holding `data`, with both dates set before it is closed.
+    /// Creates a new file at `path` holding `data`, with both dates and the data's digest set before it is closed.
     ///
     /// Plain POSIX calls: `Data.write(to:)` on Linux is about 25 times slower for small files.
     static func createFile(
@@ -71,6 +134,7 @@ enum CacheFileSystem {
             }
         }
         if failure == nil {
+            CacheFileIntegrity.attach(CacheFileIntegrity.digest(of: data), toDescriptor: descriptor)
             var times = [posixTime(lastAccess), posixTime(expiresAt)]
             if futimens(descriptor, &times) != 0 { failure = POSIXErrorBox.current() }
         }

@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 import Synchronization
 
 /// The on-disk half of ``ImageCache``: a namespace for ``Backend`` and ``Config``.
@@ -26,6 +27,7 @@ public enum DiskStorage {
             var changeSinceMeasuring = 0
             var listeners: [UInt64: AsyncStream<[URL]>.Continuation] = [:]
             var nextListener: UInt64 = 0
+            var logger: Logger?
         }
 
         /// The directory the files are in.
@@ -42,11 +44,15 @@ public enum DiskStorage {
         }
 
         /// Creates a storage; a directory that cannot be created now is tried again on the next write.
-        init(noThrowConfig config: Config, creatingDirectory: Bool) {
+        /// - Parameter creatingDirectory: whether to create the directory now; `false` leaves it to the first
+        ///   write (a storage that is never written, such as a memory-only cache's, never creates it).
+        public init(noThrowConfig config: Config, creatingDirectory: Bool) {
             self.directoryURL = config.directoryURL
             self.state = Mutex(State(config: config))
             if creatingDirectory { try? prepareDirectory() }
             startSweeper(interval: config.sweepInterval)
+            // Writes a killed process left half done: found with a directory listing, so not on the caller's thread.
+            sweepQueue.async { [weak self] in self?.removeAbandonedTemporaries() }
         }
 
         deinit {
@@ -60,6 +66,13 @@ public enum DiskStorage {
         public var config: Config {
             get { state.withLock { $0.config } }
             set { state.withLock { $0.config = newValue } }
+        }
+
+        /// Where the storage reports what it does on its own: damaged files it removed, writes that failed. `nil`
+        /// (nothing logged) by default. ``ImageCache/logger`` sets it.
+        public var logger: Logger? {
+            get { state.withLock { $0.logger } }
+            set { state.withLock { $0.logger = newValue } }
         }
 
         /// Writes `value` under `key`, atomically, replacing any file there.
@@ -108,6 +121,10 @@ public enum DiskStorage {
         }
 
         /// The value stored under `key`, or `nil` when there is none or it has expired.
+        ///
+        /// The bytes are checked against the digest stored with them (or, for a file without one, by the end of
+        /// their image data; see ``isIntact(forKey:forcedExtension:)``). A damaged file is removed, logged to
+        /// ``logger``, and read as a miss, so the caller fetches the value again; its expiration is not extended.
         /// - Parameter extendingExpiration: what the read does to the expiration. `.cacheTime` (the same
         ///   duration again, from now) by default.
         /// - Throws: ``KingfisherError/CacheErrorReason/cannotLoadDataFromDisk(url:error:)`` when the file exists
@@ -117,21 +134,52 @@ public enum DiskStorage {
         ) throws(KingfisherError) -> T? {
             let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
             let now = config.now()
-            guard let meta = CacheFileSystem.meta(atPath: fileURL.path), meta.isRegularFile, meta.expiresAt > now
-            else { return nil }
-            let data: Data
+            guard let contents = try intactContents(of: fileURL, now: now) else { return nil }
+            extendExpiration(of: fileURL, meta: contents.meta, now: now, extending: extendingExpiration)
             do {
-                data = try Data(contentsOf: fileURL)
-            } catch {
-                if CacheFileSystem.meta(atPath: fileURL.path) == nil { return nil }  // removed meanwhile: a miss
-                throw .cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
-            }
-            extendExpiration(of: fileURL, meta: meta, now: now, extending: extendingExpiration)
-            do {
-                return try T.fromData(data)
+                return try T.fromData(contents.data)
             } catch {
                 throw .cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
             }
+        }
+
+        /// Whether the unexpired file under `key` holds the bytes that were stored: its digest matches, or, for a
+        /// file stored without one, its image data ends as its format ends. Reads the whole file; a damaged one is
+        /// removed (as ``value(forKey:forcedExtension:extendingExpiration:)`` does). `false` on a miss. Ours:
+        /// for checks that would otherwise trust a file's existence, such as a prefetch deciding to skip.
+        public func isIntact(forKey key: String, forcedExtension: String? = nil) -> Bool {
+            let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
+            return (try? intactContents(of: fileURL, now: config.now())) != nil
+        }
+
+        /// The file's contents when it exists, has not expired, and passes its integrity check; a damaged file
+        /// is removed (unless another writer replaced it meanwhile) and counts as a miss.
+        private func intactContents(of fileURL: URL, now: Date) throws(KingfisherError) -> CacheFileContents? {
+            let contents: CacheFileContents?
+            do {
+                contents = try CacheFileSystem.read(atPath: fileURL.path)
+            } catch {
+                throw .cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
+            }
+            guard let contents, contents.meta.expiresAt > now else { return nil }
+            switch CacheFileIntegrity.verdict(for: contents.data, storedDigest: contents.storedDigest) {
+            case .intact:
+                return contents
+            case .damaged(let reason):
+                let removed = removeIfUnchanged(fileURL, identity: contents.meta.identity)
+                logger?.warning(
+                    "Removed a damaged cache file",
+                    metadata: [
+                        "kf.file": "\(fileURL.path)", "kf.reason": "\(reason)", "kf.removed": "\(removed)",
+                    ])
+                return nil
+            }
+        }
+
+        /// Unlinks `url` if it is still the file with `identity`; whether it was removed.
+        private func removeIfUnchanged(_ url: URL, identity: FileIdentity) -> Bool {
+            guard let meta = CacheFileSystem.meta(atPath: url.path), meta.identity == identity else { return false }
+            return (try? removeFile(at: url)) != nil
         }
 
         /// Whether an unexpired file is stored under `key`: one `stat`, no read.
@@ -152,8 +200,10 @@ public enum DiskStorage {
         }
 
         /// Removes every file in the directory; the directory stays.
+        ///
+        /// Sub-directories are left alone: the storage never makes any, so they are not its files.
         public func removeAll() throws(KingfisherError) {
-            for url in try contents() {
+            for url in try contents() where CacheFileSystem.meta(atPath: url.path)?.isRegularFile != false {
                 try removeFile(at: url)
             }
             state.withLock { $0.knownTotalSize = 0 }
@@ -188,8 +238,7 @@ public enum DiskStorage {
         }
 
         private func writeAtomically(_ data: Data, to url: URL, lastAccess: Date, expiresAt: Date) throws {
-            let temporary = directoryURL.appendingPathComponent(
-                "\(Self.temporaryPrefix)\(UUID().uuidString)", isDirectory: false)
+            let temporary = directoryURL.appendingPathComponent(CacheTemporaryFile.makeName(), isDirectory: false)
             do {
                 try CacheFileSystem.createFile(
                     atPath: temporary.path, data: data, lastAccess: lastAccess, expiresAt: expiresAt)
@@ -215,8 +264,5 @@ public enum DiskStorage {
             // Best effort: a read-only directory still serves reads.
             try? CacheFileSystem.setDates(atPath: url.path, lastAccess: now, expiresAt: expiresAt)
         }
-
-        /// Files whose names start with this are writes in progress.
-        static var temporaryPrefix: String { ".kf-tmp-" }
     }
 }

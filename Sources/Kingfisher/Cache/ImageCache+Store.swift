@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 
 extension ImageCache {
     /// Stores `image` in memory at once and, when `toDisk`, the serializer's data on disk off the caller's thread.
@@ -32,6 +33,7 @@ extension ImageCache {
                 let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
                     image: image, original: original, serializer: options.cacheSerializer)
                 diskResult = .failure(.cacheError(reason: reason))
+                self.logFailedWrite(.cacheError(reason: reason), computedKey: computed)
             }
             guard let completionHandler else { return }
             options.callbackQueue.execute {
@@ -88,8 +90,28 @@ extension ImageCache {
                 forcedExtension: forcedExtension)
             return .success(())
         } catch {
+            logFailedWrite(error, computedKey: computedKey)
             return .failure(error)
         }
+    }
+
+    /// Tells ``logger`` that nothing was stored under `computedKey`.
+    private func logFailedWrite(_ error: KingfisherError, computedKey: String) {
+        logger?.error(
+            "A disk cache write failed",
+            metadata: [
+                "kf.key": "\(computedKey)", "kf.error": "\(error.errorDescription ?? "\(error)")",
+                "kf.cause": "\(error.fileSystemCause)",
+            ])
+    }
+}
+
+extension KingfisherError {
+    /// For a cache file that could not be written, what the file system said ("No space left on device (errno
+    /// 28)"), the same for every file; otherwise the whole description.
+    var fileSystemCause: String {
+        if case .cacheError(reason: .cannotCreateCacheFile(_, _, _, let error)) = self { return "\(error)" }
+        return errorDescription ?? "\(self)"
     }
 }
 

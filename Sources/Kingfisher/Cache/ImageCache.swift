@@ -1,5 +1,6 @@
 import Dispatch
 public import Foundation
+public import Logging
 
 /// A two-layer image cache: decoded images in memory (``MemoryStorage``) over encoded files on disk
 /// (``DiskStorage``).
@@ -28,6 +29,13 @@ public final class ImageCache: Sendable {
 
     /// The disk layer. No size limit and `.days(7)` expiration by default.
     public let diskStorage: DiskStorage.Backend<Data>
+
+    /// Where the cache reports what callers may not see: disk writes that failed (also returned to whoever waits
+    /// for them) and damaged files it removed. `nil` (nothing logged) by default, as AsyncHTTPClient does. Ours.
+    public var logger: Logger? {
+        get { diskStorage.logger }
+        set { diskStorage.logger = newValue }
+    }
 
     /// Where disk I/O and decoding run: concurrent for lookups, exclusive (barrier) for writes and removals.
     let ioQueue: DispatchQueue

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What step 4 of a retrieval produced: an image and the bytes it came from.
 struct FetchedImage: Sendable {
@@ -86,9 +87,12 @@ extension ImageRetrieval {
             return .failure(error)
         case .success(let value):
             guard commit() else { return nil }
-            await store(value.image, original: value.originalData, key: key)
+            let storeError = await store(value.image, original: value.originalData, key: key)
             let data = value.originalData
-            return .success(result(value.image, from: source, cacheType: .none, metrics: value.metrics) { data })
+            return .success(
+                result(
+                    value.image, from: source, cacheType: .none, metrics: value.metrics, diskStoreError: storeError
+                ) { data })
         }
     }
 
@@ -150,11 +154,11 @@ extension ImageRetrieval {
             return .done(.failure(.processorError(reason: reason)))
         }
         guard commit() else { return .cancelled }
-        await store(processed, original: nil, key: key, storingOriginal: false)
+        let storeError = await store(processed, original: nil, key: key, storingOriginal: false)
         let serializer = options.cacheSerializer
         return .done(
             .success(
-                result(processed, from: source, cacheType: .none) {
+                result(processed, from: source, cacheType: .none, diskStoreError: storeError) {
                     serializer.data(with: processed, original: nil)
                 }))
     }
@@ -215,14 +219,15 @@ extension ImageRetrieval {
 
     /// Steps 6: the image in the target cache (memory now, disk unless `cacheMemoryOnly`) and, with
     /// `cacheOriginalImage` and a processor, the original bytes on disk under the plain key in the original
-    /// cache. Returns after the disk writes with `waitForCache`, otherwise at once. Store errors are not
-    /// reported: the image is still the result.
+    /// cache. Returns after the disk writes with `waitForCache`, otherwise at once.
+    /// - Returns: the first disk write's failure, when the writes were waited for; failures of writes not waited
+    ///   for reach only the cache's logger. The image is the result either way.
     ///
     /// - Note: Like Kingfisher, the original is kept as the bytes it came in, without decoding it again; with
     ///   `cacheMemoryOnly` it is not kept at all (Kingfisher writes it to disk even then).
     private func store(
         _ image: KFCrossPlatformImage, original: Data?, key: String, storingOriginal: Bool = true
-    ) async {
+    ) async -> KingfisherError? {
         let toDisk = !options.cacheMemoryOnly
         let keepOriginal = storingOriginal && options.cacheOriginalImage && hasCustomProcessor && toDisk
         let wait = options.waitForCache
@@ -231,23 +236,33 @@ extension ImageRetrieval {
         let originalCache = self.originalCache
         let forcedExtension = options.forcedExtension
         let expiration = options.diskCacheExpiration
+        let failure = Mutex<KingfisherError?>(nil)
+        let note: @Sendable (CacheStoreResult) -> Void = { stored in
+            guard case .failure(let error) = stored.diskCacheResult else { return }
+            failure.withLock { $0 = $0 ?? error }
+        }
         let writes: @Sendable (@escaping @Sendable () -> Void) -> Void = { done in
             let pending = PendingCount(keepOriginal ? 2 : 1, then: done)
-            targetCache.store(image, original: original, forKey: key, options: storeOptions, toDisk: toDisk) { _ in
+            targetCache.store(image, original: original, forKey: key, options: storeOptions, toDisk: toDisk) {
+                note($0)
                 pending.arrive()
             }
             if keepOriginal, let original {
                 originalCache.storeToDisk(
                     original, forKey: key, forcedExtension: forcedExtension, expiration: expiration
-                ) { _ in pending.arrive() }
+                ) {
+                    note($0)
+                    pending.arrive()
+                }
             } else if keepOriginal {
                 pending.arrive()
             }
         }
-        if wait {
-            await withCheckedContinuation { continuation in writes { continuation.resume() } }
-        } else {
+        guard wait else {
             writes {}
+            return nil
         }
+        await withCheckedContinuation { continuation in writes { continuation.resume() } }
+        return failure.withLock { $0 }
     }
 }

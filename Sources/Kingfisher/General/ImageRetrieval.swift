@@ -99,12 +99,12 @@ final class ImageRetrieval: Sendable {
 
     func result(
         _ image: KFCrossPlatformImage, from source: Source, cacheType: CacheType, metrics: NetworkMetrics? = nil,
-        data: @escaping @Sendable () -> Data?
+        diskStoreError: KingfisherError? = nil, data: @escaping @Sendable () -> Data?
     ) -> RetrieveImageResult {
         RetrieveImageResult(
             image: options.imageModifier?.modify(image) ?? image, cacheType: cacheType, source: source,
             originalSource: originalSource, data: data,
-            metrics: metrics)
+            metrics: metrics, diskStoreError: diskStoreError)
     }
 
     /// Holds the current task while the manager works (a cache lookup, a provider) so a cancel reaches the caller.

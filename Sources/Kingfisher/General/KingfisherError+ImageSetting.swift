@@ -8,7 +8,7 @@ extension KingfisherError {
         /// The image arrived for a request its target no longer waits for: a newer request replaced it, or the
         /// target is gone. `result` is what was retrieved (not set on the target), `error` the failure if the
         /// retrieval failed, `source` what the superseded request asked for. Code 5002.
-        case notCurrentSourceTask(result: RetrieveImageResult?, error: (any Error)?, source: Source)
+        indirect case notCurrentSourceTask(result: RetrieveImageResult?, error: (any Error)?, source: Source)
         /// An ``ImageDataProvider`` failed; `error` is what it reported. Code 5003.
         case dataProviderError(provider: any ImageDataProvider, error: any Error)
         /// The source and every one of `.alternativeSources` failed; the errors are in the order the sources were

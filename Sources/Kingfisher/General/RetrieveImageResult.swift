@@ -22,9 +22,15 @@ public struct RetrieveImageResult: Sendable {
     /// Timing of the download; `nil` when nothing was downloaded.
     public let metrics: NetworkMetrics?
 
+    /// Why the image is not in the disk cache although it should be: the disk write (or the serializer's
+    /// encoding) failed. Known only when the retrieval waited for its writes (`.waitForCache`); without it the
+    /// failure goes to ``ImageCache/logger``. `nil` when the writes succeeded or none was asked for. Ours:
+    /// Kingfisher drops store errors.
+    public let diskStoreError: KingfisherError?
+
     public init(
         image: KFCrossPlatformImage, cacheType: CacheType, source: Source, originalSource: Source,
-        data: @escaping @Sendable () -> Data?, metrics: NetworkMetrics?
+        data: @escaping @Sendable () -> Data?, metrics: NetworkMetrics?, diskStoreError: KingfisherError? = nil
     ) {
         self.image = image
         self.cacheType = cacheType
@@ -32,5 +38,6 @@ public struct RetrieveImageResult: Sendable {
         self.originalSource = originalSource
         self.data = data
         self.metrics = metrics
+        self.diskStoreError = diskStoreError
     }
 }

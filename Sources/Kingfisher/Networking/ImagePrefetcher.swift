@@ -31,9 +31,14 @@ public typealias PrefetcherCompletionHandler =
 /// ```
 ///
 /// A source already cached under the options' processor is skipped without decoding (with
-/// `.alsoPrefetchToMemory`, one on disk is read into memory; with `.forceRefresh` nothing is skipped); the check is
-/// one `stat`, on the cache's I/O queue with `.asyncCacheTypeCheck`. Each other source goes through
-/// ``KingfisherManager``, so the options (processor, retry strategy, `waitForCache`...) apply as there.
+/// `.alsoPrefetchToMemory`, one on disk is read into memory; with `.forceRefresh` nothing is skipped); the lookup is
+/// one `stat`, on the cache's I/O queue with `.asyncCacheTypeCheck`, and a file found on disk is read once on that
+/// queue to check it holds what was stored (``DiskStorage/Backend/isIntact(forKey:forcedExtension:)``): a damaged
+/// one is removed and its source loaded again. Each other source goes through ``KingfisherManager``, so the options
+/// (processor, retry strategy...) apply as there.
+///
+/// - Note: Unlike Kingfisher, a load waits for its disk write (as with `.waitForCache`) and counts as failed when the
+///   write failed: a prefetch exists to fill the cache, so one that stored nothing has not completed.
 ///
 /// The progress block runs once per source as it ends (skipped, failed or completed), with the lists so far; the
 /// completion handler runs once, after the last. Both run on the options' callback queue (`.untouch` by default,
@@ -199,12 +204,24 @@ public final class ImagePrefetcher: Sendable {
         case .memory:
             finish(index, .skipped)
         case .disk where internalOptions.alsoPrefetchToMemory:
-            cache.retrieveImage(forKey: source.cacheKey, options: internalOptions) { _ in self.finish(index, .skipped) }
+            cache.retrieveImage(forKey: source.cacheKey, options: internalOptions) { result in
+                // A file that no longer decodes was removed by the lookup: load the source again.
+                guard case .success(let found) = result, found.image != nil else {
+                    self.load(index, cached: .none, cache: cache)
+                    return
+                }
+                self.finish(index, .skipped)
+            }
         case .disk:
-            finish(index, .skipped)
+            verifyOnDisk(source, cache: cache) { intact in
+                if intact { self.finish(index, .skipped) } else { self.load(index, cached: .none, cache: cache) }
+            }
         case .none:
+            // Waits for the disk write, so a write that fails counts the source as failed.
+            internalOptions.waitForCache = true
             let task = manager.retrieveImage(with: source, parsedOptions: internalOptions) { result in
-                self.finish(index, (try? result.get()) == nil ? .failed : .completed)
+                let stored = (try? result.get()).map { $0.diskStoreError == nil } ?? false
+                self.finish(index, stored ? .completed : .failed)
             }
             guard let task else { return }
             let cancelNow = state.withLock { state -> Bool in
@@ -213,6 +230,17 @@ public final class ImagePrefetcher: Sendable {
                 return state.stopped
             }
             if cancelNow { task.cancel() }
+        }
+    }
+
+    /// Whether the file the source is cached in still holds what was stored (a damaged one is removed), read on
+    /// the cache's I/O queue.
+    private func verifyOnDisk(_ source: Source, cache: ImageCache, then: @escaping @Sendable (Bool) -> Void) {
+        let computed = ImageCache.computedKey(
+            forKey: source.cacheKey, processorIdentifier: options.processor.identifier)
+        let forcedExtension = options.forcedExtension
+        cache.ioQueue.async {
+            then(cache.diskStorage.isIntact(forKey: computed, forcedExtension: forcedExtension))
         }
     }
 

@@ -27,11 +27,15 @@ struct CacheCommand: ParsableCommand {
                     Console.jsonLine(
                         CacheReport(
                             directory: directory, files: summary.fileCount, bytes: summary.totalSize,
-                            expiredFiles: summary.expiredCount, expiredBytes: summary.expiredSize)))
+                            expiredFiles: summary.expiredCount, expiredBytes: summary.expiredSize,
+                            temporaryFiles: summary.temporaryCount, temporaryBytes: summary.temporarySize)))
             } else {
                 Console.out("directory: \(directory)")
                 Console.out("files:     \(summary.fileCount) (\(CacheCommand.bytes(summary.totalSize)))")
                 Console.out("expired:   \(summary.expiredCount) (\(CacheCommand.bytes(summary.expiredSize)))")
+                Console.out(
+                    "temporary: \(summary.temporaryCount) (\(CacheCommand.bytes(summary.temporarySize))), "
+                        + "writes in progress or left by a killed process")
             }
         }
     }
@@ -101,4 +105,6 @@ private struct CacheReport: Encodable {
     let bytes: UInt
     let expiredFiles: Int
     let expiredBytes: UInt
+    let temporaryFiles: Int
+    let temporaryBytes: UInt
 }

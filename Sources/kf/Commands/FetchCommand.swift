@@ -77,7 +77,7 @@ struct FetchCommand: AsyncParsableCommand {
             do { arguments.append(try SourceArgument(text)) } catch { badSources.append(error.description) }
         }
         let destination = try makeDestination()
-        let cache = try noCache ? CacheOptions.throwaway() : cacheOptions.makeCache()
+        let cache = noCache ? CacheOptions.throwaway() : try cacheOptions.makeCache()
         let pipeline = Pipeline(cache: cache, concurrency: concurrency)
         let reporter = ProgressReporter(total: sources.count, verb: "fetching")
         for line in badSources { reporter.record(.failed, stderr: "error: \(line)") }
@@ -87,14 +87,18 @@ struct FetchCommand: AsyncParsableCommand {
             original
             ? UndecodedBytes.Serializer()
             : resolvedFormat.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
+        let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)
         let runner = FetchRunner(
-            pipeline: pipeline, processor: processor, serializer: serializer, knowsPixelSize: !original,
+            pipeline: pipeline, processor: processor, serializer: serializer,
+            format: original ? nil : resolvedFormat.imageFormat,
+            cacheFileExtension: original ? nil : resolvedFormat.cacheFileExtension(quality: quality),
+            knowsPixelSize: !original,
             usesCache: !noCache, forceRefresh: forceRefresh, destination: destination, concurrency: concurrency,
-            json: json)
+            json: json, writeFailures: writeFailures)
         _ = await runner.run(arguments, reporter: reporter)
         ticker?.cancel()
         await pipeline.shutdown()
-        if noCache { try? FileManager.default.removeItem(at: cache.diskStorage.directoryURL) }
+        for line in writeFailures.summaryLines { reporter.note(line) }
         let counts = reporter.finish()
         if counts.failed > 0 { throw ExitCode.failure }
     }

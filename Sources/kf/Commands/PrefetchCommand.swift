@@ -49,12 +49,16 @@ struct PrefetchCommand: AsyncParsableCommand {
         let pipeline = Pipeline(cache: cache, concurrency: concurrency)
         let errors = DownloadErrorLog()
         pipeline.downloader.delegate = errors
+        let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)
+        cache.logger = writeFailures.logger
         let reporter = ProgressReporter(total: file.sources.count + file.badLines.count, verb: "prefetching")
         for line in file.badLines { reporter.record(.failed, stderr: "error: \(line)") }
         let ticker = reporter.startTicking()
-        await prefetch(file.sources, pipeline: pipeline, reporter: reporter, errors: errors)
+        await prefetch(
+            file.sources, pipeline: pipeline, reporter: reporter, errors: errors, writeFailures: writeFailures)
         ticker?.cancel()
         await pipeline.shutdown()
+        for line in writeFailures.summaryLines { reporter.note(line) }
         let counts = reporter.finish()
         if counts.failed > 0 { throw ExitCode.failure }
     }
@@ -62,19 +66,29 @@ struct PrefetchCommand: AsyncParsableCommand {
     private var options: KingfisherOptionsInfo {
         let processor = original ? DefaultImageProcessor.default : processing.processor()
         let serializer = format.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
-        return [.processor(processor), .cacheSerializer(serializer), .waitForCache]
+        var options: KingfisherOptionsInfo = [.processor(processor), .cacheSerializer(serializer), .waitForCache]
+        if let fileExtension = format.cacheFileExtension(quality: quality) {
+            options.append(.forcedCacheFileExtension(fileExtension))
+        }
+        return options
     }
 
     /// Runs the prefetcher and reports each source as its outcome arrives.
     private func prefetch(
-        _ sources: [SourceArgument], pipeline: Pipeline, reporter: ProgressReporter, errors: DownloadErrorLog
+        _ sources: [SourceArgument], pipeline: Pipeline, reporter: ProgressReporter, errors: DownloadErrorLog,
+        writeFailures: CacheWriteFailures
     ) async {
+        let identifier = (original ? DefaultImageProcessor.default : processing.processor()).identifier
         let texts = Dictionary(sources.map { ($0.source.cacheKey, $0.text) }, uniquingKeysWith: { first, _ in first })
         let seen = SeenCounts()
         let announce: @Sendable ([Source], [Source], [Source]) -> Void = { skipped, failed, completed in
             seen.report(skipped: skipped, failed: failed, completed: completed) { outcome, source in
                 let text = texts[source.cacheKey] ?? source.cacheKey
                 switch outcome {
+                case .failed
+                where writeFailures.contains(
+                    computedKey: ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: identifier)):
+                    reporter.record(.failed)  // its reason is printed once, with the others it failed
                 case .failed:
                     let reason = source.url.flatMap(errors.reason(for:)) ?? Self.fallbackReason(for: source)
                     reporter.record(.failed, stderr: "error: \(text): \(reason)")

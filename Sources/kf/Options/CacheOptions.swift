@@ -41,13 +41,16 @@ struct CacheOptions: ParsableArguments {
 }
 
 extension CacheOptions {
-    /// A cache for `--no-cache` runs: memory only in effect (the runs pass `cacheMemoryOnly`), its directory a
-    /// fresh temporary one that stays empty.
-    static func throwaway() throws(CommandFailure) -> ImageCache {
+    /// A cache for `--no-cache` runs: memory only (the runs pass `cacheMemoryOnly`). Its disk storage names a
+    /// directory it never creates, so an interrupted run leaves nothing behind.
+    static func throwaway() -> ImageCache {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kf-nocache-\(getpid())")
-        var options = CacheOptions()
-        options.cacheDir = directory.path
-        return try options.makeCache()
+        var config = DiskStorage.Config(name: "kf", sizeLimit: 0, directory: directory)
+        config.cachePathBlock = { base, _ in base }
+        config.sweepInterval = 0
+        let disk = DiskStorage.Backend<Data>(noThrowConfig: config, creatingDirectory: false)
+        let memory = MemoryStorage.Backend<KFCrossPlatformImage>(config: .init(totalCostLimit: 64 << 20))
+        return ImageCache(memoryStorage: memory, diskStorage: disk)
     }
 }
 
@@ -57,11 +60,17 @@ extension CacheOptions {
     /// `--cache-dir` at, say, the home directory must fail instead.
     static func checkLooksLikeCache(_ directory: URL) throws(CommandFailure) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where !isCacheFileName(name) {
+        for name in names where !isCacheFileName(name) || !isRegularFile(directory.appendingPathComponent(name)) {
             throw CommandFailure(
                 "\(directory.path) holds \"\(name)\", which is not a kf cache file; use an empty directory or one "
                     + "only kf uses for --cache-dir")
         }
+    }
+
+    /// Whether `url` is a regular file itself (not a directory, nor a link to anything).
+    private static func isRegularFile(_ url: URL) -> Bool {
+        let type = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
+        return type == .typeRegular
     }
 
     static func isCacheFileName(_ name: String) -> Bool {

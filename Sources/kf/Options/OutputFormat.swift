@@ -18,6 +18,17 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
         }
     }
 
+    /// The extension of this format's cache files, so that each format, and each quality of a lossy one, is its
+    /// own cache entry and a hit always has the format asked for: `png`, `q80.jpg`. `nil` for `original` (the
+    /// entry Kingfisher's default serializer makes).
+    func cacheFileExtension(quality: Int) -> String? {
+        switch self {
+        case .original: nil
+        case .png, .gif: imageFormat?.fileExtension
+        case .jpeg, .webp, .avif: imageFormat?.fileExtension.map { "q\(quality).\($0)" }
+        }
+    }
+
     /// The format `path`'s extension names, for `-o FILE` without `--format`.
     init?(pathExtension: String) {
         switch pathExtension.lowercased() {

@@ -11,9 +11,11 @@ struct FetchRecord: Encodable {
     var cacheType: String?
     var milliseconds: Double
     var error: String?
+    /// Why the result is not in the disk cache, when its write failed (the result itself may be fine).
+    var cacheError: String?
 
     private enum CodingKeys: String, CodingKey {
-        case source, output, width, height, format, bytes, cacheType, milliseconds, error
+        case source, output, width, height, format, bytes, cacheType, milliseconds, error, cacheError
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -27,6 +29,7 @@ struct FetchRecord: Encodable {
         try container.encode(cacheType, forKey: .cacheType)
         try container.encode((milliseconds * 10).rounded() / 10, forKey: .milliseconds)
         try container.encode(error, forKey: .error)
+        try container.encode(cacheError, forKey: .cacheError)
     }
 
     /// The record as one line of JSON.

@@ -16,6 +16,10 @@ struct FetchRunner {
     let pipeline: Pipeline
     let processor: any ImageProcessor
     let serializer: any CacheSerializer
+    /// The format the results must have (`--format`); `nil` keeps the source's.
+    let format: ImageFormat?
+    /// The extension that gives this format's cache files their own entries (see `OutputFormat`).
+    let cacheFileExtension: String?
     /// `false` when the images are not decoded (`--original`), so their pixel size is unknown.
     let knowsPixelSize: Bool
     let usesCache: Bool
@@ -23,6 +27,8 @@ struct FetchRunner {
     let destination: Destination
     let concurrency: Int
     let json: Bool
+    /// Where results the cache could not store are counted (their reason is printed once per run).
+    let writeFailures: CacheWriteFailures
 
     /// Fetches every source; returns the records in the order the sources finished.
     func run(_ sources: [SourceArgument], reporter: ProgressReporter) async -> [FetchRecord] {
@@ -45,8 +51,9 @@ struct FetchRunner {
             while let record = await group.next() {
                 records.append(record)
                 let failed = record.error != nil
+                // A result the cache could not store counts as failed; its reason is printed once at the end.
                 reporter.record(
-                    failed ? .failed : .completed,
+                    failed || record.cacheError != nil ? .failed : .completed,
                     stdout: json ? record.jsonLine : (failed ? nil : record.textLine),
                     stderr: failed && !json ? record.textLine : nil)
                 _ = startNext()
@@ -57,6 +64,7 @@ struct FetchRunner {
 
     private var retrievalOptions: KingfisherOptionsInfo {
         var options: KingfisherOptionsInfo = [.processor(processor), .cacheSerializer(serializer)]
+        if let cacheFileExtension { options.append(.forcedCacheFileExtension(cacheFileExtension)) }
         if usesCache {
             // The result is read back from its cache file, so the image is encoded once.
             options.append(.waitForCache)
@@ -84,6 +92,12 @@ struct FetchRunner {
                 record.height = result.image.pixelHeight
             }
             record.cacheType = Self.name(of: result.cacheType)
+            if let storeError = result.diskStoreError {
+                let computed = ImageCache.computedKey(
+                    forKey: argument.source.cacheKey, processorIdentifier: processor.identifier)
+                writeFailures.note(computedKey: computed, error: storeError)
+                record.cacheError = CacheWriteFailures.cause(of: storeError)
+            }
             guard let encoded = encoded(result, key: argument.source.cacheKey) else {
                 throw CommandFailure("the image could not be encoded")
             }
@@ -107,13 +121,17 @@ struct FetchRunner {
         return record
     }
 
-    /// The cached file of a source cached under this run's processor, read as the disk cache reads (an expired
-    /// file is a miss; a read extends the expiration). Only bytes whose header can be read count: anything else
-    /// goes through the manager, which removes a cache file that doesn't decode.
+    /// The cached file of a source cached under this run's processor and format, read as the disk cache reads (an
+    /// expired file is a miss; a read extends the expiration; a file that fails its integrity check is removed and
+    /// is a miss). Only bytes of the asked format whose header can be read count: anything else goes through the
+    /// manager, which fetches again what is missing and removes a cache file that doesn't decode.
     private func cachedBytes(for key: String) -> (data: Data, size: (width: Int, height: Int))? {
         guard usesCache, !forceRefresh else { return nil }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: processor.identifier)
-        guard let data = try? pipeline.cache.diskStorage.value(forKey: computed), let size = data.kf.headerPixelSize
+        guard
+            let data = try? pipeline.cache.diskStorage.value(forKey: computed, forcedExtension: cacheFileExtension),
+            format == nil || data.kf.imageFormat == format,
+            let size = data.kf.headerPixelSize
         else { return nil }
         return (data, size)
     }
@@ -148,12 +166,15 @@ struct FetchRunner {
         head: Data, count: Int, full: Data?, file: URL?
     )? {
         if usesCache,
-            let file = pipeline.cache.cacheFileURLIfOnDisk(forKey: key, processorIdentifier: processor.identifier),
+            let file = pipeline.cache.cacheFileURLIfOnDisk(
+                forKey: key, processorIdentifier: processor.identifier, forcedExtension: cacheFileExtension),
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int, size > 0,
             let handle = try? FileHandle(forReadingFrom: file)
         {
             defer { try? handle.close() }
-            if let head = try? handle.read(upToCount: 64), !head.isEmpty {
+            if let head = try? handle.read(upToCount: 64), !head.isEmpty,
+                format == nil || head.kf.imageFormat == format
+            {
                 return (head, size, nil, file)
             }
         }
