@@ -83,7 +83,9 @@ let package = Package(
         ),
         .testTarget(
             name: "KingfisherTests",
-            dependencies: ["Kingfisher", "CVips", "KingfisherTestSupport"],
+            dependencies: [
+                "Kingfisher", "CVips", "KingfisherTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Reference"],  // images the tests read by path
             swiftSettings: strictSettings
         ),

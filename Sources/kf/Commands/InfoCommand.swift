@@ -24,6 +24,12 @@ struct InfoCommand: AsyncParsableCommand {
     @OptionGroup(title: "Processing (only to look the cache up)")
     var processing: ProcessingFlags
 
+    @Option(help: "The format the cache entry was stored in (as given to fetch or prefetch).")
+    var format: OutputFormat = .original
+
+    @Option(help: "The quality it was stored at, for JPEG, WebP and AVIF.")
+    var quality = 85
+
     func run() async throws {
         let cache = try cacheOptions.makeCache()
         let pipeline = Pipeline(cache: cache, concurrency: 4)
@@ -48,7 +54,8 @@ struct InfoCommand: AsyncParsableCommand {
         -> SourceInfo
     {
         let key = argument.source.cacheKey
-        let cachedOriginal = pipeline.cache.cacheFileURLIfOnDisk(forKey: key).flatMap { try? Data(contentsOf: $0) }
+        // Read as the cache reads: a damaged file is removed and the source downloaded instead.
+        let cachedOriginal = try? pipeline.cache.diskStorage.value(forKey: key, extendingExpiration: .none)
         let data: Data
         switch argument.source {
         case .network(let resource):
@@ -64,12 +71,15 @@ struct InfoCommand: AsyncParsableCommand {
         }
         let image = try KFCrossPlatformImage(decoding: data)
         let identifier = processor.identifier
-        let cacheType = pipeline.cache.imageCachedType(forKey: key, processorIdentifier: identifier)
+        let fileExtension = format.cacheFileExtension(quality: quality)
+        let cacheType = pipeline.cache.imageCachedType(
+            forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)
         return SourceInfo(
             source: argument.text, format: data.kf.imageFormat, width: image.pixelWidth, height: image.pixelHeight,
             frames: image.kf.imageFrameCount, duration: image.kf.duration, loopCount: image.kf.loopCount,
             hasAlpha: image.hasAlpha, bytes: data.count, cacheType: FetchRunner.name(of: cacheType),
-            cacheFile: pipeline.cache.cacheFileURLIfOnDisk(forKey: key, processorIdentifier: identifier)?.path,
+            cacheFile: pipeline.cache.cacheFileURLIfOnDisk(
+                forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)?.path,
             cacheKey: ImageCache.computedKey(forKey: key, processorIdentifier: identifier))
     }
 }

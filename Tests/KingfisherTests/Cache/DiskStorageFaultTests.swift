@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherTestSupport
 import Testing
 
 /// Faults a real file system can produce: vanished, unwritable, full and read-only directories, corrupt files,
@@ -142,48 +143,5 @@ struct DiskStorageFaultTests {
             #expect(disk.cacheFileName(forKey: "..") == "%2E.")
             #expect(disk.cacheFileName(forKey: "\u{0}") == "%00")
         }
-    }
-}
-
-/// A tmpfs mounted for one test: the honest way to get a full or read-only file system as root.
-struct TmpfsMount {
-    let url: URL
-
-    static let isAvailable: Bool = {
-        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("kf-tmpfs-probe-\(UUID().uuidString)")
-        guard let mount = try? TmpfsMount(at: probe, options: "size=16k") else {
-            try? FileManager.default.removeItem(at: probe)
-            return false
-        }
-        mount.unmount()
-        return true
-    }()
-
-    init(at url: URL, options: String) throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        self.url = url
-        guard Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", url.path]) else {
-            throw CocoaError(.fileWriteNoPermission)
-        }
-    }
-
-    func remount(options: String) throws {
-        guard Self.run("/usr/bin/mount", ["-o", options, url.path]) else { throw CocoaError(.fileWriteNoPermission) }
-    }
-
-    func unmount() {
-        _ = Self.run("/usr/bin/umount", [url.path])
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
     }
 }

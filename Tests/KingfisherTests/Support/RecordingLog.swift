@@ -1,0 +1,42 @@
+import Logging
+import Synchronization
+
+/// A logger whose entries the test reads back: what the library logs, and only that.
+final class RecordingLog: Sendable {
+    struct Entry: Sendable {
+        let level: Logger.Level
+        let message: String
+        let metadata: [String: String]
+    }
+
+    private let recorded = Mutex<[Entry]>([])
+
+    var entries: [Entry] { recorded.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(log: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    fileprivate func append(_ entry: Entry) {
+        recorded.withLock { $0.append(entry) }
+    }
+
+    private struct Handler: LogHandler {
+        let log: RecordingLog
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+        var logLevel: Logger.Level = .trace
+
+        func log(event: LogEvent) {
+            let metadata = (event.metadata ?? [:]).mapValues { $0.description }
+            log.append(Entry(level: event.level, message: event.message.description, metadata: metadata))
+        }
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+    }
+}
