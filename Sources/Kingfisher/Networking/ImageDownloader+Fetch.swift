@@ -32,7 +32,7 @@ extension ImageDownloader {
             while true {
                 let url = request.url ?? task.originalURL
                 trace.fetching(url)
-                let response = try await execute(request, timeout: timeout)
+                let response = try await executeResendingOnClosedConnection(request, timeout: timeout)
                 let httpResponse = HTTPURLResponse(url: url, head: response)
                 lastResponse = httpResponse
                 trace.received(httpResponse)
