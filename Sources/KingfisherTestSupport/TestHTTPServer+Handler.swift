@@ -35,6 +35,11 @@ extension TestHTTPServer {
                     return
                 }
                 if route.neverRespond { return }
+                if route.dropConnection {
+                    finishResponse()
+                    context.close(promise: nil)
+                    return
+                }
                 if hold {
                     let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                     let loop = context.eventLoop
@@ -101,11 +106,12 @@ extension TestHTTPServer {
             }
             writeBody(
                 context: context, body: body, pieceSize: route.chunkSize, pause: route.delayBetweenChunks,
-                closeAtEnd: closeAfter != nil)
+                closeAtEnd: closeAfter != nil, closeAfterEnd: route.closeAfterResponse)
         }
 
         private func writeBody(
-            context: ChannelHandlerContext, body: ByteBuffer, pieceSize: Int?, pause: Duration?, closeAtEnd: Bool
+            context: ChannelHandlerContext, body: ByteBuffer, pieceSize: Int?, pause: Duration?, closeAtEnd: Bool,
+            closeAfterEnd: Bool
         ) {
             guard context.channel.isActive else { return }
             var body = body
@@ -116,7 +122,8 @@ extension TestHTTPServer {
             guard body.readableBytes == 0 else {
                 let next = {
                     self.writeBody(
-                        context: context, body: body, pieceSize: pieceSize, pause: pause, closeAtEnd: closeAtEnd)
+                        context: context, body: body, pieceSize: pieceSize, pause: pause, closeAtEnd: closeAtEnd,
+                        closeAfterEnd: closeAfterEnd)
                 }
                 if let pause {
                     context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(pause)) { next() }
@@ -131,10 +138,10 @@ extension TestHTTPServer {
                 context.close(promise: nil)
                 return
             }
-            let keepAlive = self.keepAlive
+            let close = !self.keepAlive || closeAfterEnd
             context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
                 self.finishResponse()
-                if !keepAlive { context.close(promise: nil) }
+                if close { context.close(promise: nil) }
             }
         }
     }

@@ -22,8 +22,13 @@ extension TestHTTPServer {
         public var closeAfterBodyBytes: Int?
         /// Never answer: the request is read and the connection held open.
         public var neverRespond: Bool
+        /// Never answer: the request is read and the connection closed at once, before any response byte.
+        public var dropConnection: Bool
         /// Hold the response until ``TestHTTPServer/release(_:)`` is called for this path.
         public var held: Bool
+        /// Close the connection right after the whole response is sent, without a `Connection: close` header, as a
+        /// server dropping idle keep-alive connections does: a client that reuses it finds it closed.
+        public var closeAfterResponse: Bool
 
         public init(
             status: Int = 200,
@@ -35,7 +40,9 @@ extension TestHTTPServer {
             contentLength: Int64? = nil,
             closeAfterBodyBytes: Int? = nil,
             neverRespond: Bool = false,
-            held: Bool = false
+            dropConnection: Bool = false,
+            held: Bool = false,
+            closeAfterResponse: Bool = false
         ) {
             self.status = status
             self.headers = headers
@@ -46,7 +53,9 @@ extension TestHTTPServer {
             self.contentLength = contentLength
             self.closeAfterBodyBytes = closeAfterBodyBytes
             self.neverRespond = neverRespond
+            self.dropConnection = dropConnection
             self.held = held
+            self.closeAfterResponse = closeAfterResponse
         }
 
         /// `200` with `body`, typed as `contentType`.
@@ -57,6 +66,11 @@ extension TestHTTPServer {
         /// A redirect (`302` by default) to `location`, absolute or relative.
         public static func redirect(to location: String, status: Int = 302) -> Route {
             Route(status: status, headers: [("Location", location)])
+        }
+
+        /// `200` with `body` sent one byte at a time, `interval` apart, with `Content-Length`.
+        public static func trickle(_ body: Data, every interval: Duration) -> Route {
+            Route(body: body, chunkSize: 1, delayBetweenChunks: interval, contentLength: Int64(body.count))
         }
 
         /// A status with a short text body.

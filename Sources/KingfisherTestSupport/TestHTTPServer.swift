@@ -6,8 +6,9 @@ import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on `127.0.0.1` with a port chosen by the OS, serving bytes per path with switches for
-/// the faults a downloader must survive: status codes, headers, a delay before the head, slow or chunked bodies,
-/// redirects, a connection closed mid-body, a lying `Content-Length`, and responses held until released.
+/// the faults a downloader must survive: status codes, headers, a delay before the head, slow, trickling or chunked
+/// bodies, redirects, a connection closed mid-body or silently after a keep-alive response, a lying
+/// `Content-Length`, and responses held until released.
 ///
 /// It counts requests per path and the largest number answered at once, so tests can assert what reached the
 /// wire. It runs on NIO's shared event loop group and starts no threads of its own.

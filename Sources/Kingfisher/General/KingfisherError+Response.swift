@@ -30,6 +30,10 @@ extension KingfisherError {
         /// More redirects than the limit, or a redirect back to a URL already visited. `urls` is the chain.
         /// Code 2103 (ours).
         case tooManyRedirects(urls: [URL], limit: Int)
+        /// The download was still running `limit` seconds after it started (``ImageDownloader/Configuration/maximumDownloadDuration``),
+        /// however steadily bytes were arriving; `url` is the URL being fetched then (the last redirect's target).
+        /// Code 2104 (ours).
+        case downloadDurationExceeded(url: URL, limit: TimeInterval)
     }
 }
 
@@ -45,6 +49,7 @@ extension KingfisherError.ResponseErrorReason {
         case .responseTooLarge: 2101
         case .requestTimedOut: 2102
         case .tooManyRedirects: 2103
+        case .downloadDurationExceeded: 2104
         }
     }
 
@@ -76,6 +81,9 @@ extension KingfisherError.ResponseErrorReason {
             let chain = urls.map(\.absoluteString).joined(separator: " -> ")
             return "Redirects looped or exceeded the limit of \(limit) "
                 + "(ImageDownloader.Configuration.maximumRedirects): \(chain)."
+        case .downloadDurationExceeded(let url, let limit):
+            return "The download of \(url.absoluteString) did not finish within \(limit) s "
+                + "(ImageDownloader.Configuration.maximumDownloadDuration); it was stopped."
         }
     }
 }

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+public import Foundation
 import NIOCore
 
 extension ImageDownloader {
@@ -26,17 +27,30 @@ extension ImageDownloader {
         public var maximumResponseSize: Int
         /// Redirects followed for one request before failing with `tooManyRedirects`. `10` by default.
         public var maximumRedirects: Int
+        /// The longest one download may take, in seconds, from sending its request to the last body byte (redirects
+        /// included; the time waiting for a free slot is not counted, and each retry has its own). Past it the
+        /// download fails with ``KingfisherError/ResponseErrorReason/downloadDurationExceeded(url:limit:)``. `60` by
+        /// default; `.infinity` turns it off.
+        ///
+        /// It bounds what the idle timeouts cannot: a server that trickles its body a byte at a time, each byte
+        /// arriving before `httpClient.timeout.read` runs out. The other limits still apply within it: the
+        /// connect timeout (`httpClient.timeout.connect`, 10 s), the wait for the response head
+        /// (``ImageDownloader/downloadTimeout``, 15 s), and the longest a body may stall (`httpClient.timeout.read`,
+        /// 15 s).
+        public var maximumDownloadDuration: TimeInterval
 
         public init(
             httpClient: HTTPClient.Configuration = Configuration.defaultHTTPClientConfiguration,
             maxConcurrentDownloads: Int = 8,
             maximumResponseSize: Int = 50 * 1024 * 1024,
-            maximumRedirects: Int = 10
+            maximumRedirects: Int = 10,
+            maximumDownloadDuration: TimeInterval = 60
         ) {
             self.httpClient = httpClient
             self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
             self.maximumResponseSize = maximumResponseSize
             self.maximumRedirects = maximumRedirects
+            self.maximumDownloadDuration = maximumDownloadDuration
         }
 
         /// AsyncHTTPClient's defaults with: a 10 s connect timeout, a 15 s read timeout (the longest a body may

@@ -18,8 +18,11 @@ extension ImageDownloader {
     }
 
     /// Sends the task's request, follows redirects, validates the response and streams the body within the
-    /// size limit. Returns the last response seen as well, for the delegate.
-    func fetch(_ task: SessionDataTask) async -> (Result<Fetched, KingfisherError>, HTTPURLResponse?) {
+    /// size limit. Returns the last response seen as well, for the delegate. `trace` follows the URL being fetched
+    /// and the last response, for the total deadline.
+    func fetchHops(_ task: SessionDataTask, trace: FetchTrace) async -> (
+        Result<Fetched, KingfisherError>, HTTPURLResponse?
+    ) {
         let start = ContinuousClock.now
         let timeout = downloadTimeout
         var request = task.request
@@ -28,9 +31,11 @@ extension ImageDownloader {
         do {
             while true {
                 let url = request.url ?? task.originalURL
-                let response = try await execute(request, timeout: timeout)
+                trace.fetching(url)
+                let response = try await executeResendingOnClosedConnection(request, timeout: timeout)
                 let httpResponse = HTTPURLResponse(url: url, head: response)
                 lastResponse = httpResponse
+                trace.received(httpResponse)
                 if let next = try await redirect(
                     from: response, httpResponse: httpResponse, request: request, task: task, chain: &chain)
                 {
@@ -57,7 +62,7 @@ extension ImageDownloader {
         }
     }
 
-    private func execute(_ request: URLRequest, timeout: TimeInterval) async throws -> HTTPClientResponse {
+    func execute(_ request: URLRequest, timeout: TimeInterval) async throws -> HTTPClientResponse {
         let url = request.url ?? URL(fileURLWithPath: "/")
         var clientRequest = HTTPClientRequest(url: url.absoluteString)
         clientRequest.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")

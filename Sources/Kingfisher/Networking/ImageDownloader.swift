@@ -41,7 +41,7 @@ public final class ImageDownloader: Sendable {
     /// Creates a downloader with its own HTTP client.
     /// - Parameters:
     ///   - name: a name for logs; must not be empty.
-    ///   - configuration: the HTTP client and the limits. ``Configuration/init(httpClient:maxConcurrentDownloads:maximumResponseSize:maximumRedirects:)``'s defaults by default.
+    ///   - configuration: the HTTP client and the limits. ``Configuration/init(httpClient:maxConcurrentDownloads:maximumResponseSize:maximumRedirects:maximumDownloadDuration:)``'s defaults by default.
     public init(name: String, configuration: Configuration = Configuration()) {
         precondition(!name.isEmpty, "[Kingfisher] An ImageDownloader needs a non-empty name.")
         self.name = name
@@ -78,7 +78,8 @@ public final class ImageDownloader: Sendable {
     ///
     /// - Note: Kingfisher's timeout is `URLRequest.timeoutInterval`, an idle timeout. Here it bounds the wait for
     ///   the response head (connecting and redirects included); a stalled body is bounded by
-    ///   `configuration.httpClient.timeout.read` (15 s by default).
+    ///   `configuration.httpClient.timeout.read` (15 s by default), and the whole download, however steadily its
+    ///   bytes arrive, by ``Configuration/maximumDownloadDuration`` (60 s by default).
     public var downloadTimeout: TimeInterval {
         get { settings.withLock { $0.downloadTimeout } }
         set { settings.withLock { $0.downloadTimeout = newValue } }

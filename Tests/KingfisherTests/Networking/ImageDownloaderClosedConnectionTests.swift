@@ -1,0 +1,87 @@
+import Foundation
+import Kingfisher
+import KingfisherTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Servers that close connections without saying so: a GET whose connection turns out closed before any response
+/// byte arrives is sent once more, on another connection; nothing else is sent twice.
+@Suite(.timeLimit(.minutes(1)))
+struct ImageDownloaderClosedConnectionTests {
+    /// Every hop of a 10-redirect chain answers, then hangs up without `Connection: close`, so the client often
+    /// sends the next hop on the connection the server is closing.
+    @Test func redirectChainOverConnectionsClosedAfterEachHop() async throws {
+        try await withDownloader { server, downloader in
+            for hop in 0..<10 {
+                var redirect = TestHTTPServer.Route.redirect(to: "/r\(hop + 1)")
+                redirect.closeAfterResponse = true
+                server.route("/r\(hop)", redirect)
+            }
+            var image = TestHTTPServer.Route.ok(Fixtures.png(), contentType: "image/png")
+            image.closeAfterResponse = true
+            server.route("/r10", image)
+            let runs = 10
+            var failures: [String] = []
+            for _ in 0..<runs {
+                if let error = await downloader.result(server.url("/r0")).error {
+                    failures.append(error.description)
+                }
+            }
+            #expect(failures.isEmpty, "\(failures.count) of \(runs) chains failed: \(failures.first ?? "")")
+            // Each hop was asked for at most twice per run (once, plus one resend on a closed connection).
+            for hop in 0...10 {
+                #expect(server.hits("/r\(hop)") <= 2 * runs)
+            }
+        }
+    }
+
+    @Test func connectionClosedBeforeTheAnswerIsResentOnce() async throws {
+        try await withDownloader { server, downloader in
+            server.route(
+                "/flaky.png",
+                sequence: [.init(dropConnection: true), .ok(Fixtures.png(), contentType: "image/png")])
+            let result = await downloader.result(server.url("/flaky.png"))
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(server.hits("/flaky.png") == 2)
+        }
+    }
+
+    @Test func connectionClosedAgainFailsAfterOneResend() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/gone.png", .init(dropConnection: true))
+            let error = await downloader.result(server.url("/gone.png")).error
+            guard case .responseError(reason: .URLSessionError) = error else {
+                Issue.record("expected a transport error, got \(String(describing: error))")
+                return
+            }
+            #expect(server.hits("/gone.png") == 2)
+        }
+    }
+
+    @Test func postIsNeverResent() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/post.png", .init(dropConnection: true))
+            let modifier = AnyModifier { request in
+                var request = request
+                request.httpMethod = "POST"
+                return request
+            }
+            let error = await downloader.result(server.url("/post.png"), options: [.requestModifier(modifier)]).error
+            #expect(error != nil)
+            #expect(server.hits("/post.png") == 1)
+        }
+    }
+
+    @Test func connectionClosedMidBodyIsNotResent() async throws {
+        try await withDownloader { server, downloader in
+            let png = Fixtures.png(width: 128, height: 128)
+            server.route("/cut.png", .init(body: png, closeAfterBodyBytes: png.count / 2))
+            let error = await downloader.result(server.url("/cut.png")).error
+            #expect(error != nil)
+            #expect(server.hits("/cut.png") == 1)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Kingfisher
+import KingfisherTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `maximumDownloadDuration`: a download ends by its total deadline however steadily its bytes trickle in.
+@Suite(.timeLimit(.minutes(1)))
+struct ImageDownloaderDeadlineTests {
+    static let oneSecond = ImageDownloader.Configuration(maximumDownloadDuration: 1)
+
+    @Test func tricklingBodyEndsAtTheTotalDeadline() async throws {
+        try await withDownloader(configuration: Self.oneSecond) { server, downloader in
+            // 200 bytes, one every 150 ms: 30 s in all, each byte well within the 15 s read timeout.
+            server.route("/trickle.png", .trickle(Data(Fixtures.png().prefix(200)), every: .milliseconds(150)))
+            let url = server.url("/trickle.png")
+            let started = ContinuousClock.now
+            let error = await downloader.result(url).error
+            let elapsed = ContinuousClock.now - started
+            guard case .responseError(reason: .downloadDurationExceeded(let failedURL, let limit)) = error else {
+                Issue.record("expected downloadDurationExceeded, got \(String(describing: error)) after \(elapsed)")
+                return
+            }
+            #expect(failedURL == url)
+            #expect(limit == 1)
+            #expect(error?.errorCode == 2104)
+            #expect(elapsed >= .milliseconds(900))
+            #expect(elapsed < .seconds(15))
+            let description = error?.description ?? ""
+            #expect(description.contains(url.absoluteString))
+            #expect(description.contains("maximumDownloadDuration"))
+        }
+    }
+
+    @Test func ordinaryDownloadsFinishWithinTheDeadline() async throws {
+        try await withDownloader(configuration: Self.oneSecond) { server, downloader in
+            server.route("/a.png", .ok(Fixtures.png(), contentType: "image/png"))
+            for _ in 0..<3 {
+                let result = await downloader.result(server.url("/a.png"))
+                #expect(result.error == nil, "\(String(describing: result.error))")
+            }
+        }
+    }
+
+    @Test func deadlineCoversTheWaitForTheHeadAndRedirects() async throws {
+        try await withDownloader(configuration: Self.oneSecond) { server, downloader in
+            downloader.downloadTimeout = 30
+            server.route("/start", .redirect(to: "/silent.png"))
+            server.route("/silent.png", .init(neverRespond: true))
+            let started = ContinuousClock.now
+            let error = await downloader.result(server.url("/start")).error
+            guard case .responseError(reason: .downloadDurationExceeded(let url, 1)) = error else {
+                Issue.record("expected downloadDurationExceeded, got \(String(describing: error))")
+                return
+            }
+            #expect(url == server.url("/silent.png"))
+            #expect(ContinuousClock.now - started < .seconds(15))
+        }
+    }
+
+    @Test func eachRetryHasItsOwnDeadline() async throws {
+        try await withDownloader(configuration: Self.oneSecond) { server, downloader in
+            let slow = TestHTTPServer.Route.trickle(Data(Fixtures.png().prefix(200)), every: .milliseconds(150))
+            server.route("/retried.png", sequence: [slow, .ok(Fixtures.png(), contentType: "image/png")])
+            let retry = DelayRetryStrategy(maxRetryCount: 1, retryInterval: .seconds(0))
+            let result = await downloader.result(server.url("/retried.png"), options: [.retryStrategy(retry)])
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(server.hits("/retried.png") == 2)
+        }
+    }
+
+    @Test func theDefaultIsOneMinute() {
+        #expect(ImageDownloader.Configuration().maximumDownloadDuration == 60)
+    }
+}
