@@ -17,6 +17,9 @@ extension KingfisherError {
         case imageEncodingFailed(format: ImageFormat, error: VipsError?)
         /// A pixel buffer's size does not match `width * height * 4`. Code 4007.
         case invalidPixelBuffer(width: Int, height: Int, byteCount: Int)
+        /// The animation declares more frames than ``ImageEngine/maximumFrameCount`` allows; nothing was decoded.
+        /// Code 4008.
+        case frameLimitExceeded(frames: Int, limit: Int)
     }
 }
 
@@ -30,6 +33,7 @@ extension KingfisherError.ProcessorErrorReason {
         case .pixelLimitExceeded: 4005
         case .imageEncodingFailed: 4006
         case .invalidPixelBuffer: 4007
+        case .frameLimitExceeded: 4008
         }
     }
 
@@ -57,6 +61,9 @@ extension KingfisherError.ProcessorErrorReason {
             let valid = !overflow && width > 0 && height > 0 && pixels <= Int.max / 4
             let size = valid ? "\(pixels * 4) bytes" : "a positive width and height that fit in memory"
             return "A \(width) x \(height) RGBA8 image needs \(size), but the buffer has \(byteCount) bytes."
+        case .frameLimitExceeded(let frames, let limit):
+            return "The animation declares \(frames) frames, over the limit of \(limit) frames "
+                + "(ImageEngine.maximumFrameCount); nothing was decoded."
         }
     }
 }

@@ -156,7 +156,16 @@ enum ImageDecoder {
             return VipsImageHandle(owning: image)
         }
         try checkPixelLimit(width: opened.width, height: opened.height)
+        if allFrames { try checkFrameLimit(opened) }
         return opened
+    }
+
+    /// Refuses an animation that declares more frames than ``ImageEngine/maximumFrameCount`` (loaders opened for
+    /// every frame stack them, `page-height` rows each).
+    private static func checkFrameLimit(_ image: VipsImageHandle) throws(KingfisherError) {
+        let limit = ImageEngine.maximumFrameCount
+        let frames = image.height / max(1, image.pageHeight)
+        if frames > limit { throw .processorError(reason: .frameLimitExceeded(frames: frames, limit: limit)) }
     }
 
     private static func checkPixelLimit(width: Int, height: Int) throws(KingfisherError) {

@@ -86,10 +86,22 @@ final class VipsImageHandle: @unchecked Sendable {
         return VipsImageHandle(owning: copy)
     }
 
-    /// A frame of an image whose frames are stacked vertically.
+    /// A new image reading this computed image's pixels in place, for one of many pipelines that each need it (a
+    /// mask applied to every frame): pipelines sharing one image all hang off it, and libvips' bookkeeping of an
+    /// image's many children costs O(n^2) in their number. `self` when it is not computed in memory.
+    func inPlaceView() -> VipsImageHandle {
+        guard let view = cvips_rows_view(pointer, 0, Int32(height)) else { return self }
+        return VipsImageHandle(owning: view)
+    }
+
+    /// A frame of an image whose frames are stacked vertically. A computed image's frame reads its rows in place
+    /// (`cvips_rows_view`), so taking every frame costs time in proportion to the frame count.
     func frame(_ index: Int) throws(VipsError) -> VipsImageHandle {
         let frameHeight = pageHeight
         guard frameHeight != height else { return self }
+        if let view = cvips_rows_view(pointer, Int32(index * frameHeight), Int32(frameHeight)) {
+            return VipsImageHandle(owning: view)
+        }
         return try apply("extract_area") {
             cvips_extract_area($0, $1, 0, Int32(index * frameHeight), Int32(width), Int32(frameHeight))
         }
