@@ -1,3 +1,5 @@
+public import Foundation
+
 extension KingfisherError {
     /// Decoding, encoding or processing an image failed.
     public enum ProcessorErrorReason: Sendable {
@@ -20,6 +22,9 @@ extension KingfisherError {
         /// The animation declares more frames than ``ImageEngine/maximumFrameCount`` allows; nothing was decoded.
         /// Code 4008.
         case frameLimitExceeded(frames: Int, limit: Int)
+        /// Decoding or processing was stopped at its time limit of `seconds` (see ``ImageEngine/timeLimit``), or
+        /// refused because drawing it (an SVG) would take longer. Code 4009.
+        case timeLimitExceeded(seconds: TimeInterval)
     }
 }
 
@@ -34,6 +39,7 @@ extension KingfisherError.ProcessorErrorReason {
         case .imageEncodingFailed: 4006
         case .invalidPixelBuffer: 4007
         case .frameLimitExceeded: 4008
+        case .timeLimitExceeded: 4009
         }
     }
 
@@ -64,6 +70,10 @@ extension KingfisherError.ProcessorErrorReason {
         case .frameLimitExceeded(let frames, let limit):
             return "The animation declares \(frames) frames, over the limit of \(limit) frames "
                 + "(ImageEngine.maximumFrameCount); nothing was decoded."
+        case .timeLimitExceeded(let seconds):
+            let limit = String(format: "%.1f", seconds)
+            return "Decoding or processing the image was stopped: it reached, or was set to overrun, its time "
+                + "limit of \(limit) s (ImageEngine.timeLimit)."
         }
     }
 }

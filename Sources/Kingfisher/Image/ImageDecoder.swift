@@ -20,7 +20,8 @@ enum ImageDecoder {
                 let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
                 defer { gate.leave() }
                 let image = try failing(format) { () throws(VipsError) in
-                    try upright(opened.srgb8().materialised()).withoutProfile()
+                    if format == .SVG { try SVGDrawingCost.check(bytes, pixels: pixels) }
+                    return try upright(opened.srgb8().materialised(forPixels: pixels)).withoutProfile()
                 }
                 return (image, pixels)
             }
@@ -51,7 +52,7 @@ enum ImageDecoder {
                 defer { gate.leave() }
                 let image = try failing(format) { () throws(VipsError) in
                     try shrunkOnLoad(bytes, of: data, format: format, header: header, side: side) {
-                        shrunk throws(VipsError) in try shrunk.srgb8().materialised().withoutProfile()
+                        shrunk throws(VipsError) in try shrunk.srgb8().materialised(forPixels: pixels).withoutProfile()
                     }
                 }
                 return (image, pixels)
@@ -209,6 +210,7 @@ enum ImageDecoder {
         do {
             return try body()
         } catch {
+            if let seconds = error.timeLimit { throw .processorError(reason: .timeLimitExceeded(seconds: seconds)) }
             throw .processorError(reason: .imageDecodingFailed(format: format, error: error))
         }
     }
