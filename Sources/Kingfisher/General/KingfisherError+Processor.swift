@@ -1,3 +1,5 @@
+public import Foundation
+
 extension KingfisherError {
     /// Decoding, encoding or processing an image failed.
     public enum ProcessorErrorReason: Sendable {
@@ -17,6 +19,12 @@ extension KingfisherError {
         case imageEncodingFailed(format: ImageFormat, error: VipsError?)
         /// A pixel buffer's size does not match `width * height * 4`. Code 4007.
         case invalidPixelBuffer(width: Int, height: Int, byteCount: Int)
+        /// The animation declares more frames than ``ImageEngine/maximumFrameCount`` allows; nothing was decoded.
+        /// Code 4008.
+        case frameLimitExceeded(frames: Int, limit: Int)
+        /// Decoding or processing was stopped at its time limit of `seconds` (see ``ImageEngine/timeLimit``), or
+        /// refused because drawing it (an SVG) would take longer. Code 4009.
+        case timeLimitExceeded(seconds: TimeInterval)
     }
 }
 
@@ -30,6 +38,8 @@ extension KingfisherError.ProcessorErrorReason {
         case .pixelLimitExceeded: 4005
         case .imageEncodingFailed: 4006
         case .invalidPixelBuffer: 4007
+        case .frameLimitExceeded: 4008
+        case .timeLimitExceeded: 4009
         }
     }
 
@@ -57,6 +67,13 @@ extension KingfisherError.ProcessorErrorReason {
             let valid = !overflow && width > 0 && height > 0 && pixels <= Int.max / 4
             let size = valid ? "\(pixels * 4) bytes" : "a positive width and height that fit in memory"
             return "A \(width) x \(height) RGBA8 image needs \(size), but the buffer has \(byteCount) bytes."
+        case .frameLimitExceeded(let frames, let limit):
+            return "The animation declares \(frames) frames, over the limit of \(limit) frames "
+                + "(ImageEngine.maximumFrameCount); nothing was decoded."
+        case .timeLimitExceeded(let seconds):
+            let limit = String(format: "%.1f", seconds)
+            return "Decoding or processing the image was stopped: it reached, or was set to overrun, its time "
+                + "limit of \(limit) s (ImageEngine.timeLimit)."
         }
     }
 }

@@ -20,7 +20,8 @@ enum ImageDecoder {
                 let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
                 defer { gate.leave() }
                 let image = try failing(format) { () throws(VipsError) in
-                    try upright(opened.srgb8().materialised()).withoutProfile()
+                    if format == .SVG { try SVGDrawingCost.check(bytes, pixels: pixels) }
+                    return try upright(opened.srgb8().materialised(forPixels: pixels)).withoutProfile()
                 }
                 return (image, pixels)
             }
@@ -51,7 +52,7 @@ enum ImageDecoder {
                 defer { gate.leave() }
                 let image = try failing(format) { () throws(VipsError) in
                     try shrunkOnLoad(bytes, of: data, format: format, header: header, side: side) {
-                        shrunk throws(VipsError) in try shrunk.srgb8().materialised().withoutProfile()
+                        shrunk throws(VipsError) in try shrunk.srgb8().materialised(forPixels: pixels).withoutProfile()
                     }
                 }
                 return (image, pixels)
@@ -156,7 +157,16 @@ enum ImageDecoder {
             return VipsImageHandle(owning: image)
         }
         try checkPixelLimit(width: opened.width, height: opened.height)
+        if allFrames { try checkFrameLimit(opened) }
         return opened
+    }
+
+    /// Refuses an animation that declares more frames than ``ImageEngine/maximumFrameCount`` (loaders opened for
+    /// every frame stack them, `page-height` rows each).
+    private static func checkFrameLimit(_ image: VipsImageHandle) throws(KingfisherError) {
+        let limit = ImageEngine.maximumFrameCount
+        let frames = image.height / max(1, image.pageHeight)
+        if frames > limit { throw .processorError(reason: .frameLimitExceeded(frames: frames, limit: limit)) }
     }
 
     private static func checkPixelLimit(width: Int, height: Int) throws(KingfisherError) {
@@ -200,6 +210,7 @@ enum ImageDecoder {
         do {
             return try body()
         } catch {
+            if let seconds = error.timeLimit { throw .processorError(reason: .timeLimitExceeded(seconds: seconds)) }
             throw .processorError(reason: .imageDecodingFailed(format: format, error: error))
         }
     }

@@ -21,11 +21,12 @@ extension KFCrossPlatformImage {
         let mask = try VipsImageHandle.rendering(
             svg:
                 #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(width)" height="\#(height)"><path d="\#(path)" fill="white"/></svg>"#
-        ).alphaBand()
+        ).alphaBand().materialised()
         return try mappingFrames { frame throws(VipsError) in
             let sized = try frame.resized(width: width, height: height).withAlpha()
+            let frameMask = mask.inPlaceView()
             let alpha = try sized.alphaBand()
-                .apply("multiply") { cvips_multiply($0, mask.pointer, $1) }
+                .apply("multiply") { cvips_multiply($0, frameMask.pointer, $1) }
                 .linear([1.0 / 255], [0])
             let clipped = try sized.colourBands().joined(with: alpha)
             guard let backgroundColor else { return clipped }
@@ -55,7 +56,7 @@ extension KFCrossPlatformImage {
                 #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(width)" height="\#(height)"><path d="\#(path)" fill="none" stroke="\#(stroke)" stroke-opacity="\#(opacity)" stroke-width="\#(lineWidth)"/></svg>"#
         )
         return try mappingFrames { frame throws(VipsError) in
-            let result = try frame.composited(with: overlay, mode: VIPS_BLEND_MODE_OVER)
+            let result = try frame.composited(with: overlay.inPlaceView(), mode: VIPS_BLEND_MODE_OVER)
             return frame.hasAlpha ? result : try result.colourBands()
         }
     }

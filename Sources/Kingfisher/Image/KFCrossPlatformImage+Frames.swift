@@ -10,8 +10,9 @@ extension KFCrossPlatformImage {
     ) throws(VipsError) -> KFCrossPlatformImage {
         try VipsRuntime.start()
         let scale = newScale ?? self.scale
+        let sourcePixels = storage.width * storage.height
         guard let animation else {
-            let result = try transform(storage).materialised()
+            let result = try transform(storage).materialised(forPixels: sourcePixels)
             return KFCrossPlatformImage(storage: result, scale: scale, animation: nil, animatedImageData: nil)
         }
         var frames: [VipsImageHandle] = []
@@ -28,7 +29,7 @@ extension KFCrossPlatformImage {
             guard cvips_join_vertically(&pointers, Int32(pointers.count), &output) == 0, let output else {
                 throw VipsRuntime.takeError("arrayjoin")
             }
-            return try VipsImageHandle(owning: output).materialised()
+            return try VipsImageHandle(owning: output).materialised(forPixels: sourcePixels)
         }
         // `joined` is new and unshared, so its metadata may still be written.
         joined.setInt("page-height", frames[0].height)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failure inside libvips: the step Kingfisher was running and libvips' own message for it.
 ///
 /// libvips keeps one process-wide error buffer. Kingfisher copies and clears it in one step after each failing
@@ -8,10 +10,17 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     public let operation: String
     /// libvips' error text, trimmed.
     public let message: String
+    /// The time limit in seconds the work was stopped at, when that is why it failed.
+    let timeLimit: TimeInterval?
 
     public init(operation: String, message: String) {
+        self.init(operation: operation, message: message, timeLimit: nil)
+    }
+
+    init(operation: String, message: String, timeLimit: TimeInterval?) {
         self.operation = operation
         self.message = message
+        self.timeLimit = timeLimit
     }
 
     public var description: String {

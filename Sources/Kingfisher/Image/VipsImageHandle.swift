@@ -1,4 +1,5 @@
 import CVips
+import Foundation
 
 /// The single owner of one `VipsImage` reference, released in `deinit`.
 ///
@@ -78,18 +79,45 @@ final class VipsImageHandle: @unchecked Sendable {
 
     /// Computes every pixel into one block of memory, so the result holds no reference to the source bytes
     /// or to the lazy pipeline that produced it.
-    /// The work runs on the calling thread (see `cvips_compute_in_memory`), in strips of about 64 KB.
-    func materialised() throws(VipsError) -> VipsImageHandle {
-        guard let copy = cvips_compute_in_memory(pointer, 64 << 10) else {
-            throw VipsRuntime.takeError("compute pixels")
+    /// The work runs on the calling thread (see `cvips_compute_in_memory_until`), in strips of about 64 KB, and
+    /// stops at ``ImageEngine/timeLimit`` for `pixels` (at least this image's own pixel count: pass the source's
+    /// when it is larger; `limit` overrides the engine's), throwing an error that carries the limit.
+    func materialised(
+        forPixels pixels: Int = 0, limit: ImageEngine.TimeLimit? = nil
+    ) throws(VipsError) -> VipsImageHandle {
+        let seconds = (limit ?? ImageEngine.timeLimit).seconds(forPixels: max(pixels, width * height))
+        let deadline = Self.deadline(after: seconds)
+        var timedOut: Int32 = 0
+        guard let copy = cvips_compute_in_memory_until(pointer, 64 << 10, deadline, &timedOut) else {
+            let error = VipsRuntime.takeError("compute pixels")
+            guard timedOut != 0 else { throw error }
+            throw VipsError(operation: error.operation, message: error.message, timeLimit: seconds)
         }
         return VipsImageHandle(owning: copy)
     }
 
-    /// A frame of an image whose frames are stacked vertically.
+    /// The monotonic-clock deadline `seconds` from now, 0 (none) when it is not finite.
+    static func deadline(after seconds: TimeInterval) -> Int {
+        guard seconds.isFinite, seconds < 1e9 else { return 0 }
+        return cvips_monotonic_microseconds() + max(1, Int(seconds * 1_000_000))
+    }
+
+    /// A new image reading this computed image's pixels in place, for one of many pipelines that each need it (a
+    /// mask applied to every frame): pipelines sharing one image all hang off it, and libvips' bookkeeping of an
+    /// image's many children costs O(n^2) in their number. `self` when it is not computed in memory.
+    func inPlaceView() -> VipsImageHandle {
+        guard let view = cvips_rows_view(pointer, 0, Int32(height)) else { return self }
+        return VipsImageHandle(owning: view)
+    }
+
+    /// A frame of an image whose frames are stacked vertically. A computed image's frame reads its rows in place
+    /// (`cvips_rows_view`), so taking every frame costs time in proportion to the frame count.
     func frame(_ index: Int) throws(VipsError) -> VipsImageHandle {
         let frameHeight = pageHeight
         guard frameHeight != height else { return self }
+        if let view = cvips_rows_view(pointer, Int32(index * frameHeight), Int32(frameHeight)) {
+            return VipsImageHandle(owning: view)
+        }
         return try apply("extract_area") {
             cvips_extract_area($0, $1, 0, Int32(index * frameHeight), Int32(width), Int32(frameHeight))
         }

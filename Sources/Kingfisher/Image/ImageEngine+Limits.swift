@@ -1,0 +1,50 @@
+public import Foundation
+import Synchronization
+
+extension ImageEngine {
+    private static let frameLimit = Atomic<Int>(3_000)
+    private static let computeTimeLimit = Mutex(TimeLimit())
+
+    /// The most frames an animated image (GIF, WebP) may declare. Longer animations are rejected from their header
+    /// with ``KingfisherError/ProcessorErrorReason/frameLimitExceeded(frames:limit:)`` before any frame is decoded;
+    /// their first frame alone (`onlyFirstFrame`, or a downsampling processor) still decodes. The pixels of all
+    /// frames together count against ``maximumPixelCount`` as well. 3,000 frames by default (two minutes at
+    /// 25 frames a second); values below 1 are treated as 1.
+    public static var maximumFrameCount: Int {
+        get { frameLimit.load(ordering: .relaxed) }
+        set { frameLimit.store(max(1, newValue), ordering: .relaxed) }
+    }
+
+    /// How long one decode, or one processing run, may compute pixels before it is stopped with
+    /// ``KingfisherError/ProcessorErrorReason/timeLimitExceeded(seconds:)``: 2 s plus 2 s per megapixel by default
+    /// (of the larger of source and result, every frame counted), a hundred times what libvips needs for ordinary
+    /// images. The clock is checked between strips of rows, so the work ends within one strip of the limit. An SVG
+    /// is drawn by librsvg in calls nothing can interrupt, so it is first drawn at 128 x 128 pixels and refused
+    /// at once when that, scaled to its full size, would overrun the limit.
+    public static var timeLimit: TimeLimit {
+        get { computeTimeLimit.withLock { $0 } }
+        set { computeTimeLimit.withLock { $0 = newValue } }
+    }
+
+    /// A time limit that grows with the pixels a run computes: ``minimum`` seconds plus ``perMegapixel`` seconds
+    /// for every million pixels.
+    public struct TimeLimit: Sendable, Equatable {
+        /// Seconds every run gets, however small. 2 by default.
+        public var minimum: TimeInterval
+        /// Seconds added for each megapixel. 2 by default.
+        public var perMegapixel: TimeInterval
+
+        public init(minimum: TimeInterval = 2, perMegapixel: TimeInterval = 2) {
+            self.minimum = minimum
+            self.perMegapixel = perMegapixel
+        }
+
+        /// No limit at all.
+        public static let unlimited = TimeLimit(minimum: .infinity, perMegapixel: 0)
+
+        /// The seconds a run computing `pixels` pixels may take.
+        public func seconds(forPixels pixels: Int) -> TimeInterval {
+            max(0, minimum) + max(0, perMegapixel) * Double(max(0, pixels)) / 1_000_000
+        }
+    }
+}
