@@ -15,10 +15,20 @@ extension KFCrossPlatformImage {
             let result = try transform(storage).materialised(forPixels: sourcePixels)
             return KFCrossPlatformImage(storage: result, scale: scale, animation: nil, animatedImageData: nil)
         }
+        // Each frame is computed as soon as it is transformed, so only one frame's pipeline (and whatever its
+        // operations allocate: a blur's compiled mask is ~300 KB) is alive at a time, and the join reads memory.
+        // One deadline covers every frame, sized by the larger of the source and the result.
         var frames: [VipsImageHandle] = []
         frames.reserveCapacity(animation.frameCount)
+        var deadline: (at: Int, seconds: TimeInterval)?
         for index in 0..<animation.frameCount {
-            frames.append(try transform(storage.frame(index)))
+            let frame = try transform(storage.frame(index))
+            if deadline == nil {
+                let resultPixels = frame.width * frame.height * animation.frameCount
+                let seconds = ImageEngine.timeLimit.seconds(forPixels: max(sourcePixels, resultPixels))
+                deadline = (VipsImageHandle.deadline(after: seconds), seconds)
+            }
+            frames.append(try frame.materialised(deadline: deadline!.at, seconds: deadline!.seconds))
         }
         if frames.contains(where: \.hasAlpha) {
             frames = try frames.map { frame throws(VipsError) in try frame.withAlpha() }
@@ -29,7 +39,8 @@ extension KFCrossPlatformImage {
             guard cvips_join_vertically(&pointers, Int32(pointers.count), &output) == 0, let output else {
                 throw VipsRuntime.takeError("arrayjoin")
             }
-            return try VipsImageHandle(owning: output).materialised(forPixels: sourcePixels)
+            return try VipsImageHandle(owning: output).materialised(
+                deadline: deadline?.at ?? 0, seconds: deadline?.seconds ?? .infinity)
         }
         // `joined` is new and unshared, so its metadata may still be written.
         joined.setInt("page-height", frames[0].height)

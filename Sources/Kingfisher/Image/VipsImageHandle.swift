@@ -86,7 +86,12 @@ final class VipsImageHandle: @unchecked Sendable {
         forPixels pixels: Int = 0, limit: ImageEngine.TimeLimit? = nil
     ) throws(VipsError) -> VipsImageHandle {
         let seconds = (limit ?? ImageEngine.timeLimit).seconds(forPixels: max(pixels, width * height))
-        let deadline = Self.deadline(after: seconds)
+        return try materialised(deadline: Self.deadline(after: seconds), seconds: seconds)
+    }
+
+    /// As ``materialised(forPixels:limit:)``, against a deadline set for a larger run (all frames of an
+    /// animation); `seconds` is the limit it stands for, for the error.
+    func materialised(deadline: Int, seconds: TimeInterval) throws(VipsError) -> VipsImageHandle {
         var timedOut: Int32 = 0
         guard let copy = cvips_compute_in_memory_until(pointer, 64 << 10, deadline, &timedOut) else {
             let error = VipsRuntime.takeError("compute pixels")

@@ -35,7 +35,8 @@ import Testing
         if !(processor is BlackWhiteProcessor) {
             #expect(last[1] > 200 && last[0] < 50 && last[2] < 50, "frame 1,999 (1,999 % 3 == 1) is green: \(last)")
         }
-        #expect(elapsed < .seconds(10), "\(processor.identifier): \(elapsed)")
+        // Generous for a loaded 2-core CI machine and a debug build; before the fix each took 37-111 s.
+        #expect(elapsed < .seconds(25), "\(processor.identifier): \(elapsed)")
     }
 
     @Test func framesOverTheFrameLimitAreRefusedFromTheHeader() throws {
