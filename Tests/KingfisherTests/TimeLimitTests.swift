@@ -71,4 +71,40 @@ import Testing
         #expect(error.errorCode == 4009)
         #expect(error.errorDescription?.contains("limit of 4.0 s (ImageEngine.timeLimit)") == true)
     }
+
+    /// A processor whose work stops at a (here: 20 ms) time limit, through the same helper as the built-in ones.
+    struct SlowBlurProcessor: ImageProcessor {
+        let identifier = "test.slow-blur"
+
+        func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+            processImage(item, options) { image throws(VipsError) in
+                let big = try VipsImageHandle.solid(width: 3000, height: 3000, color: .white)
+                let blurred = try big.apply("gaussblur") { cvips_gaussblur($0, $1, 30) }
+                _ = try blurred.materialised(limit: ImageEngine.TimeLimit(minimum: 0.02, perMegapixel: 0))
+                return image
+            }
+        }
+    }
+
+    @Test func aProcessorStoppedByTheTimeLimitReportsIt() throws {
+        // Given data that decodes, and a processor that runs out of time
+        let options = KingfisherParsedOptionsInfo([.processor(SlowBlurProcessor())])
+        // When the pipeline's processing step runs it
+        let result = ImageDownloader.image(from: Fixtures.png(), options: options)
+        // Then the failure says why, not just that the processor gave nothing
+        guard case .failure(.processorError(.timeLimitExceeded(let seconds))) = result else {
+            Issue.record("expected timeLimitExceeded, got \(result)")
+            return
+        }
+        #expect(seconds == 0.02)
+        // And an ordinary failure is still processingFailed
+        let cropNothing = KingfisherParsedOptionsInfo([.processor(CroppingImageProcessor(size: .zero))])
+        guard
+            case .failure(.processorError(.processingFailed)) = ImageDownloader.image(
+                from: Fixtures.png(), options: cropNothing)
+        else {
+            Issue.record("expected processingFailed")
+            return
+        }
+    }
 }

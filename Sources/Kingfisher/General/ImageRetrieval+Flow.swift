@@ -145,10 +145,14 @@ extension ImageRetrieval {
         guard !task.isCancelled else { return .cancelled }
         let processor = options.processor
         let processingOptions = internalOptions
-        let processed = await ImageProcessingPool.run(on: options.processingQueue) {
-            processor.process(item: .image(original), options: processingOptions)
+        let outcome = await ImageProcessingPool.run(on: options.processingQueue) {
+            ProcessingFailure.run(processor, item: .image(original), options: processingOptions)
         }
-        guard let processed else {
+        let processed: KFCrossPlatformImage
+        switch outcome {
+        case .success(let image): processed = image
+        case .failure(let error): return .done(.failure(error))
+        case nil:
             let reason = KingfisherError.ProcessorErrorReason.processingFailed(
                 processor: processor, item: .image(original))
             return .done(.failure(.processorError(reason: reason)))

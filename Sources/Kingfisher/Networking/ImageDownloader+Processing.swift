@@ -73,8 +73,8 @@ extension ImageDownloader {
         KFCrossPlatformImage, KingfisherError
     > {
         let processor = options.processor
-        if let image = processor.process(item: .data(data), options: options) {
-            return .success(image)
+        if let outcome = ProcessingFailure.run(processor, item: .data(data), options: options) {
+            return outcome
         }
         do {
             _ = try KFCrossPlatformImage(decoding: data, options: options.imageCreatingOptions)

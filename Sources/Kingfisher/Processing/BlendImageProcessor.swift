@@ -19,8 +19,8 @@ public struct BlendImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) {
-            try? $0.blending(mode: blendMode, alpha: alpha, backgroundColor: backgroundColor)
+        processImage(item, options) { image throws(VipsError) in
+            try image.blending(mode: blendMode, alpha: alpha, backgroundColor: backgroundColor)
         }
     }
 }

@@ -12,6 +12,8 @@ public struct BlurImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) { try? $0.blurring(radius: blurRadius * options.scaleFactor) }
+        processImage(item, options) { image throws(VipsError) in
+            try image.blurring(radius: blurRadius * options.scaleFactor)
+        }
     }
 }

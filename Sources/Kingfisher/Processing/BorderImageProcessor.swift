@@ -9,6 +9,6 @@ public struct BorderImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) { try? $0.bordering(border) }
+        processImage(item, options) { image throws(VipsError) in try image.bordering(border) }
     }
 }

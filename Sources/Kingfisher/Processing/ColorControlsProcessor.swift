@@ -23,8 +23,8 @@ public struct ColorControlsProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) {
-            try? $0.adjusting(brightness: brightness, contrast: contrast, saturation: saturation, inputEV: inputEV)
+        processImage(item, options) { image throws(VipsError) in
+            try image.adjusting(brightness: brightness, contrast: contrast, saturation: saturation, inputEV: inputEV)
         }
     }
 }

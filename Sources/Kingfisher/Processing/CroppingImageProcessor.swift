@@ -17,6 +17,6 @@ public struct CroppingImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) { try? $0.cropping(to: size, anchorOn: anchor) }
+        processImage(item, options) { image throws(VipsError) in try image.cropping(to: size, anchorOn: anchor) }
     }
 }

@@ -20,7 +20,9 @@ public struct DownsamplingImageProcessor: ImageProcessor {
         guard size.width > 0, size.height > 0 else { return nil }
         switch item {
         case .image(let image):
-            return try? image.kf.scaled(to: options.scaleFactor).downsampling(toFit: size)
+            return ProcessingFailure.catching { () throws(VipsError) in
+                try image.kf.scaled(to: options.scaleFactor).downsampling(toFit: size)
+            }
         case .data(let data):
             return KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
                 data: data, to: size, scale: options.scaleFactor)

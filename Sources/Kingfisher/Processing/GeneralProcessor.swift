@@ -39,14 +39,17 @@ extension ImageProcessor {
     func processImage(
         _ item: ImageProcessItem,
         _ options: KingfisherParsedOptionsInfo,
-        _ body: (KFCrossPlatformImage) -> KFCrossPlatformImage?
+        _ body: (KFCrossPlatformImage) throws(VipsError) -> KFCrossPlatformImage?
     ) -> KFCrossPlatformImage? {
+        let image: KFCrossPlatformImage
         switch item {
-        case .image(let image):
-            body(image.kf.scaled(to: options.scaleFactor))
+        case .image(let given): image = given.kf.scaled(to: options.scaleFactor)
         case .data:
-            DefaultImageProcessor.default.process(item: item, options: options).flatMap(body)
+            guard let decoded = DefaultImageProcessor.default.process(item: item, options: options) else { return nil }
+            image = decoded
         }
+        // A run that stops at the time limit leaves its reason for the pipeline (see ProcessingFailure).
+        return ProcessingFailure.catching { () throws(VipsError) in try body(image) }
     }
 }
 

@@ -15,6 +15,7 @@ public struct OverlayImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) { try? $0.overlaying(with: overlay, fraction: fraction) }
+        processImage(item, options) { image throws(VipsError) in try image.overlaying(with: overlay, fraction: fraction)
+        }
     }
 }

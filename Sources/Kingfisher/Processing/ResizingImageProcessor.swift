@@ -21,9 +21,9 @@ public struct ResizingImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) { image in
+        processImage(item, options) { image throws(VipsError) in
             guard let size = image.resizeTarget(referenceSize, for: targetContentMode) else { return nil }
-            return try? image.resizing(to: size)
+            return try image.resizing(to: size)
         }
     }
 }

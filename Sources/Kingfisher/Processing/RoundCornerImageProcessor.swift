@@ -44,8 +44,8 @@ public struct RoundCornerImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) { image in
-            try? image.rounding(
+        processImage(item, options) { image throws(VipsError) in
+            try image.rounding(
                 radius: radius, fit: targetSize ?? image.size, roundingCorners: roundingCorners,
                 backgroundColor: backgroundColor)
         }

@@ -10,6 +10,6 @@ public struct TintImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        processImage(item, options) { try? $0.tinting(with: tint) }
+        processImage(item, options) { image throws(VipsError) in try image.tinting(with: tint) }
     }
 }
