@@ -22,7 +22,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     switch format {
     case .JPEG:
         let frame = JPEGFrameHeader(data)
-        precondition(frame?.width == size.width && frame?.height == size.height, "\(size) vs \(String(describing: frame))")
+        precondition(frame?.width == size.width && frame?.height == size.height, "\(size) vs its frame")
         precondition(size.width <= 65535 && size.height <= 65535 && size.width > 0 && size.height > 0)
     case .BMP:
         let header = BMPHeader([UInt8](data))
