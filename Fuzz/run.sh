@@ -6,7 +6,9 @@
 #   Fuzz/run.sh SECONDS [TARGET...]     e.g. Fuzz/run.sh 600; Fuzz/run.sh 60 ImageFormatFuzzer
 #
 # Each target is its parser's own source files compiled with an entry file (no SwiftPM: `swift build` and CI never
-# see it), by swiftc -sanitize=fuzzer,address. Inputs that crash, trip an assertion or take longer than
+# see it), by swiftc -sanitize=fuzzer,address, unoptimised by default (FUZZ_OPT=-O for speed): the parsers index
+# UnsafeBufferPointers, whose bounds checks only debug builds keep, and the targets hand them libFuzzer's own
+# buffer, so AddressSanitizer also sees a read past its end. Inputs that crash, trip an assertion or take longer than
 # FUZZ_TIMEOUT seconds (default 30) land in FUZZ_FINDINGS (default .build-fuzz/findings/TARGET/); libFuzzer stops
 # a target at its first finding. The corpus it grows is kept in .build-fuzz/corpus/TARGET/ and reused by the next
 # run (FUZZ_FRESH=1 starts from the seeds alone). Logs: .build-fuzz/logs/TARGET.log. Exits 1 if anything was found.
@@ -37,7 +39,8 @@ for target in "${targets[@]}"; do
 done
 
 mkdir -p "$build/logs" "$build/corpus"
-summary=$build/summary.md
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
 {
     echo "| target | seconds | executions | exec/s | cov | ft | corpus (files/bytes) | findings |"
     echo "|---|---:|---:|---:|---:|---:|---:|---|"
@@ -47,7 +50,8 @@ for target in "${targets[@]}"; do
     binary=$build/$target
     echo "== $target: building" >&2
     # shellcheck disable=SC2086  # the source lists split on whitespace
-    if ! nice -n 19 "$swiftc" -swift-version 6 -O -g -parse-as-library -sanitize=fuzzer,address -use-ld=lld \
+    if ! nice -n 19 "$swiftc" -swift-version 6 "${FUZZ_OPT:--Onone}" -g -parse-as-library \
+        -sanitize=fuzzer,address -use-ld=lld \
         -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
         -enable-upcoming-feature MemberImportVisibility -module-name "$target" \
         ${sources[$target]} "$root/Fuzz/Targets/$target.swift" -o "$binary" >"$build/logs/$target.build.log" 2>&1

@@ -6,7 +6,7 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))  // Array indexing is always checked
     let header = BMPHeader(bytes)
     precondition(BMPHeader(Array(bytes.prefix(64))) == header, "the 64-byte prefix reads differently")
     precondition(BMPHeader(Array(bytes.prefix(26))) == header, "bytes after the DIB sizes change the answer")

@@ -9,7 +9,8 @@ import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let data = Data(bytes: start, count: count)
+    // libFuzzer's own buffer, exactly `count` bytes long, so AddressSanitizer sees any read past the end.
+    let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: count, deallocator: .none)
     let format = data.kf.imageFormat
     let bytes = [UInt8](data)
     precondition(ImageFormat(sniffing: bytes) == format, "[UInt8] sniffs differently")

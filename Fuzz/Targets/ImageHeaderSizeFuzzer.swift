@@ -11,7 +11,8 @@ import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let data = Data(bytes: start, count: count)
+    // libFuzzer's own buffer, exactly `count` bytes long, so AddressSanitizer sees any read past the end.
+    let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: count, deallocator: .none)
     let size = ImageHeaderSize.of(data)
     let sliced = ImageHeaderSize.of((Data([0x00]) + data).dropFirst())
     precondition(sliced?.width == size?.width && sliced?.height == size?.height, "a Data slice reads differently")

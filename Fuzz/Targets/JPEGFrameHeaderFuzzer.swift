@@ -14,7 +14,8 @@ private let progressiveMarkers: Set<UInt8> = [0xC2, 0xC6, 0xCA, 0xCE]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let data = Data(bytes: start, count: count)
+    // libFuzzer's own buffer, exactly `count` bytes long, so AddressSanitizer sees any read past the end.
+    let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: count, deallocator: .none)
     let header = JPEGFrameHeader(data)
     precondition(JPEGFrameHeader((Data([0x00]) + data).dropFirst()) == header, "a Data slice reads differently")
     guard let header else { return 0 }

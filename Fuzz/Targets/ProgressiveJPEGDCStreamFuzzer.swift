@@ -17,7 +17,8 @@ private let appendedBound = tableBytes + 4 * emptyScanBytes
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let data = Data(bytes: start, count: count)
+    // libFuzzer's own buffer, exactly `count` bytes long, so AddressSanitizer sees any read past the end.
+    let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: count, deallocator: .none)
     let stream = ProgressiveJPEGDCStream.make(from: data)
     let slice = (Data([0x00]) + data).dropFirst()
     precondition(ProgressiveJPEGDCStream.make(from: slice) == stream, "a Data slice gives another stream")
