@@ -30,8 +30,11 @@ declare -A sources=(
     [ImageHeaderSizeFuzzer]="$image/ImageHeaderSize.swift $image/ImageFormat.swift $image/JPEGFrameHeader.swift
         $image/BMPHeader.swift $root/Sources/Kingfisher/General/Kingfisher.swift"
     [ImageFormatFuzzer]="$image/ImageFormat.swift $image/BMPHeader.swift $root/Sources/Kingfisher/General/Kingfisher.swift"
+    [ImageDataEndFuzzer]="$image/ImageDataEnd.swift $image/ImageFormat.swift $image/BMPHeader.swift
+        $root/Sources/Kingfisher/General/Kingfisher.swift"
 )
-order=(ProgressiveJPEGDCStreamFuzzer JPEGFrameHeaderFuzzer BMPHeaderFuzzer ImageHeaderSizeFuzzer ImageFormatFuzzer)
+order=(ProgressiveJPEGDCStreamFuzzer JPEGFrameHeaderFuzzer BMPHeaderFuzzer ImageHeaderSizeFuzzer ImageFormatFuzzer
+    ImageDataEndFuzzer)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${order[@]}")
 for target in "${targets[@]}"; do
