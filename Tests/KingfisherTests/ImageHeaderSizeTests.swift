@@ -43,4 +43,20 @@ struct ImageHeaderSizeTests {
         }
         #expect(Data(repeating: 0xFF, count: 100).kf.headerPixelSize == nil)
     }
+
+    @Test("headers that break their format's rules give nil, so width * height never overflows (seen while fuzzing)")
+    func outOfRuleSizes() throws {
+        // PNG sides over 2^31 - 1: their product would overflow Int
+        #expect(Fixtures.pngHeaderOnly(width: 0xFFFF_FFFF, height: 0xFFFF_FFFF).kf.headerPixelSize == nil)
+        #expect(Fixtures.pngHeaderOnly(width: 0x8000_0000, height: 1).kf.headerPixelSize == nil)
+        #expect(Fixtures.pngHeaderOnly(width: 0x7FFF_FFFF, height: 2).kf.headerPixelSize?.width == 0x7FFF_FFFF)
+        // A side of 0
+        #expect(Fixtures.pngHeaderOnly(width: 0, height: 5).kf.headerPixelSize == nil)
+        let gif = Data("GIF89a".utf8) + Data([0, 0, 5, 0, 0, 0, 0]) + Data([0x3B])
+        #expect(gif.kf.headerPixelSize == nil)
+        // A first chunk that is not IHDR
+        var notIHDR = Fixtures.pngHeaderOnly(width: 4, height: 4)
+        notIHDR.replaceSubrange(12..<16, with: Data("IDAT".utf8))
+        #expect(notIHDR.kf.headerPixelSize == nil)
+    }
 }

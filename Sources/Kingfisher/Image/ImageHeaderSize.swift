@@ -2,7 +2,13 @@ public import Foundation
 
 /// The pixel size an image file's header declares, read without decoding and without libvips.
 enum ImageHeaderSize {
+    /// A size only when both sides are at least 1: a header declaring 0 describes no image.
     static func of(_ data: Data) -> (width: Int, height: Int)? {
+        guard let size = declared(data), size.width >= 1, size.height >= 1 else { return nil }
+        return size
+    }
+
+    private static func declared(_ data: Data) -> (width: Int, height: Int)? {
         switch data.kf.imageFormat {
         case .JPEG: return JPEGFrameHeader(data).map { ($0.width, $0.height) }
         case .BMP: return BMPHeader(Array(data.prefix(64))).map { ($0.width, $0.height) }
@@ -23,9 +29,13 @@ enum ImageHeaderSize {
         return bytes[at..<at + count].reversed().reduce(0) { $0 << 8 | Int($1) }
     }
 
-    /// IHDR is the first chunk: width and height at bytes 16 and 20.
+    /// IHDR must be the first chunk: width and height at bytes 16 and 20, each at most 2³¹ − 1 (PNG's rule, so
+    /// their product fits in an `Int`).
     private static func png(_ bytes: [UInt8]) -> (Int, Int)? {
-        guard let width = bigEndian(bytes, 16, 4), let height = bigEndian(bytes, 20, 4) else { return nil }
+        guard bytes.count >= 24, Array(bytes[12..<16]) == Array("IHDR".utf8),
+            let width = bigEndian(bytes, 16, 4), let height = bigEndian(bytes, 20, 4),
+            width <= Int(Int32.max), height <= Int(Int32.max)
+        else { return nil }
         return (width, height)
     }
 
@@ -56,8 +66,9 @@ enum ImageHeaderSize {
 
 extension KingfisherWrapper where Base == Data {
     /// Ours: the width and height in pixels the header declares (a JPEG's frame, before EXIF orientation; an
-    /// animation's canvas), read without decoding; `nil` for a format it cannot read there (HEIF, TIFF, SVG) or a
-    /// header cut short. For PNG, JPEG, GIF, WebP and BMP.
+    /// animation's canvas), read without decoding; `nil` for a format it cannot read there (HEIF, TIFF, SVG), a
+    /// header cut short, or one that breaks its format's rules (a side of 0, a PNG without IHDR first or over
+    /// 2³¹ − 1). For PNG, JPEG, GIF, WebP and BMP; `width * height` never overflows.
     public var headerPixelSize: (width: Int, height: Int)? {
         ImageHeaderSize.of(base)
     }
