@@ -47,7 +47,8 @@ struct ImageDownloaderFaultTests {
                 return
             }
             #expect(timeout == 0.3)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // Well under the 15 s default, with room for a CI machine whose cores the other tests hold
+            #expect(ContinuousClock.now - started < .seconds(10))
             #expect(error?.errorCode == 2102)
         }
     }
