@@ -107,4 +107,13 @@ import Testing
             return
         }
     }
+
+    @Test func animationsGetTimeForEveryFrame() {
+        let limit = ImageEngine.TimeLimit()
+        #expect(limit.seconds(forPixels: 1_000_000) == 4)
+        // 2,000 frames of 1x1 pixels: a pipeline each, however small (under load in a debug build they took over
+        // the 2 s that their pixels alone would get)
+        #expect(abs(limit.seconds(forPixels: 2_000, frames: 2_000) - 22.004) < 1e-9)
+        #expect(ImageEngine.TimeLimit.unlimited.seconds(forPixels: 1, frames: 10) == .infinity)
+    }
 }

@@ -17,8 +17,8 @@ extension ImageEngine {
 
     /// How long one decode, or one processing run, may compute pixels before it is stopped with
     /// ``KingfisherError/ProcessorErrorReason/timeLimitExceeded(seconds:)``: 2 s plus 2 s per megapixel by default
-    /// (of the larger of source and result, every frame counted), a hundred times what libvips needs for ordinary
-    /// images. The clock is checked between strips of rows, so the work ends within one strip of the limit. An SVG
+    /// (of the larger of source and result, every frame counted), plus 10 ms per frame of an animation (each frame
+    /// costs a pipeline of its own, however small), a hundred times what libvips needs for ordinary images. The clock is checked between strips of rows, so the work ends within one strip of the limit. An SVG
     /// is drawn by librsvg in calls nothing can interrupt, so it is first drawn at 128 x 128 pixels and refused
     /// at once when that, scaled to its full size, would overrun the limit.
     public static var timeLimit: TimeLimit {
@@ -26,25 +26,30 @@ extension ImageEngine {
         set { computeTimeLimit.withLock { $0 = newValue } }
     }
 
-    /// A time limit that grows with the pixels a run computes: ``minimum`` seconds plus ``perMegapixel`` seconds
-    /// for every million pixels.
+    /// A time limit that grows with the work a run does: ``minimum`` seconds, plus ``perMegapixel`` seconds for
+    /// every million pixels, plus ``perFrame`` seconds for every frame of an animation.
     public struct TimeLimit: Sendable, Equatable {
         /// Seconds every run gets, however small. 2 by default.
         public var minimum: TimeInterval
         /// Seconds added for each megapixel. 2 by default.
         public var perMegapixel: TimeInterval
+        /// Seconds added for each frame of an animation processed frame by frame. 0.01 by default: 2,000 frames
+        /// of 1x1 pixels get 22 s, about fifty times what they take.
+        public var perFrame: TimeInterval
 
-        public init(minimum: TimeInterval = 2, perMegapixel: TimeInterval = 2) {
+        public init(minimum: TimeInterval = 2, perMegapixel: TimeInterval = 2, perFrame: TimeInterval = 0.01) {
             self.minimum = minimum
             self.perMegapixel = perMegapixel
+            self.perFrame = perFrame
         }
 
         /// No limit at all.
-        public static let unlimited = TimeLimit(minimum: .infinity, perMegapixel: 0)
+        public static let unlimited = TimeLimit(minimum: .infinity, perMegapixel: 0, perFrame: 0)
 
-        /// The seconds a run computing `pixels` pixels may take.
-        public func seconds(forPixels pixels: Int) -> TimeInterval {
+        /// The seconds a run computing `pixels` pixels in `frames` frames may take.
+        public func seconds(forPixels pixels: Int, frames: Int = 1) -> TimeInterval {
             max(0, minimum) + max(0, perMegapixel) * Double(max(0, pixels)) / 1_000_000
+                + (frames > 1 ? max(0, perFrame) * Double(frames) : 0)
         }
     }
 }

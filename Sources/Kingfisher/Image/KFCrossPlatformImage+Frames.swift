@@ -25,7 +25,8 @@ extension KFCrossPlatformImage {
             let frame = try transform(storage.frame(index))
             if deadline == nil {
                 let resultPixels = frame.width * frame.height * animation.frameCount
-                let seconds = ImageEngine.timeLimit.seconds(forPixels: max(sourcePixels, resultPixels))
+                let seconds = ImageEngine.timeLimit.seconds(
+                    forPixels: max(sourcePixels, resultPixels), frames: animation.frameCount)
                 deadline = (VipsImageHandle.deadline(after: seconds), seconds)
             }
             frames.append(try frame.materialised(deadline: deadline!.at, seconds: deadline!.seconds))
