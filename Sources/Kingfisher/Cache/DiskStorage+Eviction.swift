@@ -7,11 +7,11 @@ extension DiskStorage.Backend {
     public func removeExpiredValues() throws(KingfisherError) -> [URL] {
         let now = config.now()
         var removed: [URL] = []
-        for (url, meta) in try files(includingAbandonedTemporaries: true) where meta.expiresAt <= now {
+        for (url, meta) in try files() where meta.expiresAt <= now {
             try removeFile(at: url)
             removed.append(url)
         }
-        return removed
+        return removed + removeAbandonedTemporaries()
     }
 
     /// When the files add up to more than ``DiskStorage/Config/sizeLimit``, removes the least recently accessed
@@ -49,7 +49,7 @@ extension DiskStorage.Backend {
             summary.temporaryCount += 1
             summary.temporarySize += meta.size
         }
-        for (_, meta) in try files(includingAbandonedTemporaries: false) {
+        for (_, meta) in try files() {
             summary.fileCount += 1
             summary.totalSize += meta.size
             if meta.expiresAt <= now {
@@ -137,7 +137,7 @@ extension DiskStorage.Backend {
     /// total: they are counted since the listing began, and counting one twice only brings a sweep earlier.
     private func measuredFiles() throws(KingfisherError) -> [(url: URL, meta: CacheFileMeta)] {
         state.withLock { $0.changeSinceMeasuring = 0 }
-        let files = try files(includingAbandonedTemporaries: false)
+        let files = try files()
         let total = files.reduce(0) { $0 + $1.meta.size }
         state.withLock { state in
             state.knownTotalSize = UInt(max(0, Int(clamping: total) + state.changeSinceMeasuring))
@@ -175,27 +175,13 @@ extension DiskStorage.Backend {
         return names.map { directoryURL.appendingPathComponent($0, isDirectory: false) }
     }
 
-    /// Regular files with their metadata. Writes in progress are left out, or, with
-    /// `includingAbandonedTemporaries`, reported as expired when abandoned (see ``CacheTemporaryFile``).
-    private func files(includingAbandonedTemporaries: Bool) throws(KingfisherError) -> [(
-        url: URL, meta: CacheFileMeta
-    )] {
-        let now = Date()
+    /// Regular files with their metadata; temporary files of writes are left out.
+    private func files() throws(KingfisherError) -> [(url: URL, meta: CacheFileMeta)] {
         var result: [(url: URL, meta: CacheFileMeta)] = []
-        for url in try contents() {
+        for url in try contents() where !CacheTemporaryFile.isTemporary(url.lastPathComponent) {
             // A file removed by another process since the listing is simply skipped.
             guard let meta = CacheFileSystem.meta(atPath: url.path), meta.isRegularFile else { continue }
-            let name = url.lastPathComponent
-            if CacheTemporaryFile.isTemporary(name) {
-                guard includingAbandonedTemporaries,
-                    CacheTemporaryFile.isAbandoned(name: name, changed: meta.statusChanged, now: now)
-                else { continue }
-                let expired = CacheFileMeta(
-                    size: meta.size, expiresAt: .distantPast, lastAccess: meta.lastAccess, isRegularFile: true)
-                result.append((url, expired))
-            } else {
-                result.append((url, meta))
-            }
+            result.append((url, meta))
         }
         return result
     }

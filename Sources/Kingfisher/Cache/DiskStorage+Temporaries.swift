@@ -51,7 +51,8 @@ enum CacheTemporaryFile {
 
 extension DiskStorage.Backend {
     /// Removes the temporary files of writes that will never finish (see ``CacheTemporaryFile``); returns them.
-    /// Runs on its own when the storage is created, off the caller's thread, and with every expired-file sweep.
+    /// Runs on its own when the storage is created, off the caller's thread, and with every
+    /// ``removeExpiredValues()`` (so with every sweep).
     @discardableResult
     func removeAbandonedTemporaries() -> [URL] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directoryURL.path) else { return [] }

@@ -25,8 +25,10 @@ struct CacheOptions: ParsableArguments {
         return URL(fileURLWithPath: home).appendingPathComponent(".cache/kf")
     }
 
-    /// The cache on ``directory`` (files straight in it, no Kingfisher sub-folder). The memory part is small: a
-    /// command sees each image once.
+    /// The memory cache's cost limit: small, a command sees each image once.
+    static let memoryCostLimit = 64 << 20
+
+    /// The cache on ``directory`` (files straight in it, no Kingfisher sub-folder), with a small memory part.
     func makeCache() throws(CommandFailure) -> ImageCache {
         try Self.checkLooksLikeCache(directory)
         let cache: ImageCache
@@ -35,7 +37,7 @@ struct CacheOptions: ParsableArguments {
         } catch {
             throw CommandFailure("cannot use the cache directory \(directory.path): \(error.errorDescription ?? "")")
         }
-        cache.memoryStorage.config.totalCostLimit = 64 << 20
+        cache.memoryStorage.config.totalCostLimit = Self.memoryCostLimit
         return cache
     }
 }
@@ -49,7 +51,7 @@ extension CacheOptions {
         config.cachePathBlock = { base, _ in base }
         config.sweepInterval = 0
         let disk = DiskStorage.Backend<Data>(noThrowConfig: config, creatingDirectory: false)
-        let memory = MemoryStorage.Backend<KFCrossPlatformImage>(config: .init(totalCostLimit: 64 << 20))
+        let memory = MemoryStorage.Backend<KFCrossPlatformImage>(config: .init(totalCostLimit: memoryCostLimit))
         return ImageCache(memoryStorage: memory, diskStorage: disk)
     }
 }

@@ -191,6 +191,24 @@ struct DiskStorageIntegrityTests {
         }
     }
 
+    @Test func removingExpiredValuesAlsoRemovesAbandonedTemporaries() async throws {
+        try await withTemporaryDirectory { directory in
+            let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
+            try disk.store(value: Data([1, 2, 3]), forKey: "kept")
+            disk.sweepQueue.sync {}  // the clean-up of its opening has run: what follows is removeExpiredValues'
+            let abandoned = ".kf-tmp-\(CacheTemporaryFile.hostTag)-\(try deadProcessID())-A"
+            let live = ".kf-tmp-\(CacheTemporaryFile.hostTag)-\(getpid())-B"
+            for name in [abandoned, live] {
+                try Data(repeating: 9, count: 100).write(to: disk.directoryURL.appendingPathComponent(name))
+            }
+            let removed = try disk.removeExpiredValues().map(\.lastPathComponent)
+            #expect(removed.contains(abandoned))
+            #expect(!removed.contains(live))
+            #expect(try disk.totalSize() == 3)
+            #expect(try disk.value(forKey: "kept") == Data([1, 2, 3]))
+        }
+    }
+
     @Test func temporariesUnchangedForFiveMinutesAreAbandonedWhoeverWroteThem() {
         let now = Date()
         let live = ".kf-tmp-\(CacheTemporaryFile.hostTag)-\(getpid())-X"
