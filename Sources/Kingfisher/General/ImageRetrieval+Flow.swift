@@ -185,11 +185,10 @@ extension ImageRetrieval {
             return { received, total in queue.execute { block(received, total) } }
         }
         let loaded = await withCheckedContinuation { continuation in
-            let caller = DownloadCaller(
-                url: resource.downloadURL, options: internalOptions, task: task, handsTaskBack: true,
-                progressBlock: progress,
-                completion: { continuation.resume(returning: $0) })
-            downloader.startAttempt(for: caller, retriedCount: 0, userInfo: nil)
+            // Through the downloader's open entry point, so that a subclass's override is used.
+            downloader.start(
+                resource.downloadURL, options: internalOptions, task: task, handsTaskBack: true,
+                progressBlock: progress, completion: { continuation.resume(returning: $0) })
         }
         return loaded.map { FetchedImage(image: $0.image, originalData: $0.originalData, metrics: $0.metrics) }
     }

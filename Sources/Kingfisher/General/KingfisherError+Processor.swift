@@ -3,7 +3,9 @@ public import Foundation
 extension KingfisherError {
     /// Decoding, encoding or processing an image failed.
     public enum ProcessorErrorReason: Sendable {
-        /// `processor` returned `nil` for `item` although the data decodes (a custom processor failed). Code 4001.
+        /// `processor` returned `nil` for `item`. When the data is not an image (empty, not an image format,
+        /// corrupt) `processor` is a ``DecodingFailedProcessor`` with the decoder's reason, as Kingfisher reports
+        /// such data; ``KingfisherError/underlyingReason`` gives it. Code 4001.
         case processingFailed(processor: any ImageProcessor, item: ImageProcessItem)
         /// The data was empty. Code 4002.
         case emptyImageData
@@ -45,6 +47,9 @@ extension KingfisherError.ProcessorErrorReason {
 
     public var errorDescription: String {
         switch self {
+        case .processingFailed(let processor as DecodingFailedProcessor, _):
+            return "The processor \"\(processor.identifier)\" could not process the data: "
+                + processor.reason.errorDescription
         case .processingFailed(let processor, _):
             return "The processor \"\(processor.identifier)\" could not process the image."
         case .emptyImageData:

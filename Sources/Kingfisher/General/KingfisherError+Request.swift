@@ -40,7 +40,7 @@ extension KingfisherError.RequestErrorReason {
             return "The URL \(url) cannot be downloaded: only http and https URLs with a host are supported "
                 + "(use LocalFileImageDataProvider for file URLs)."
         case .taskCancelled(let task, let token):
-            return "The download of \(task.originalURL.absoluteString) was cancelled by its caller (token \(token))."
+            return "The download of \(task.url.absoluteString) was cancelled by its caller (token \(token))."
         case .asyncTaskContextCancelled:
             return "The download was cancelled before its request was started."
         }

@@ -63,9 +63,9 @@ extension KingfisherError.ResponseErrorReason {
         case .URLSessionError(let error):
             return "The HTTP transfer failed: \(error)."
         case .dataModifyingFailed(let task):
-            return "The downloader delegate returned nil for the data of \(task.originalURL.absoluteString)."
+            return "The downloader delegate returned nil for the data of \(task.url.absoluteString)."
         case .noURLResponse(let task):
-            return "The download of \(task.originalURL.absoluteString) finished without a response."
+            return "The download of \(task.url.absoluteString) finished without a response."
         case .cancelledByDelegate(let response):
             return "The downloader delegate cancelled \(response.url?.absoluteString ?? "the download") "
                 + "after seeing its response."

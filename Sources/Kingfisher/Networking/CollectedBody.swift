@@ -53,6 +53,13 @@ struct CollectedBody: ~Copyable {
         }
     }
 
+    /// A copy of the bytes received so far, for ``SessionDataTask/mutableData`` while the body downloads.
+    func snapshot() -> Data {
+        if let mapped { return mapped.copiedData() }
+        if let single { return Data(buffer: single, byteTransferStrategy: .copy) }
+        return joined ?? Data()
+    }
+
     /// The whole body, taken once at the end; empty when nothing arrived. A single piece that fills less than a
     /// quarter of its network buffer (a small image read into a large buffer) is copied, so that a body never
     /// keeps more than four times its size alive.

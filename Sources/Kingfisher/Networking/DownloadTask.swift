@@ -32,6 +32,10 @@ public final class DownloadTask: Sendable {
     /// This caller's token on ``sessionTask``.
     public var cancelToken: SessionDataTask.CancelToken? { storage.withLock { $0.last?.token } }
 
+    /// Whether the task is attached to an HTTP task: ``sessionTask`` and ``cancelToken`` are set. `false` while the
+    /// request is prepared (a request modifier running) and for retrievals that never reach the network.
+    public var isInitialized: Bool { storage.withLock { $0.last != nil } }
+
     /// Whether ``cancel()`` was called before the download finished.
     public var isCancelled: Bool {
         storage.withLock {

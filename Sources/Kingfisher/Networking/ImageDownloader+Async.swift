@@ -12,18 +12,25 @@ extension ImageDownloader {
         try await downloadImage(with: url, options: KingfisherParsedOptionsInfo(options))
     }
 
+    /// As ``downloadImage(with:options:)-(_,KingfisherOptionsInfo?)``, with an optional progress block, called as
+    /// body bytes arrive on the options' callback queue (`.untouch` by default), never needing the main queue.
+    public func downloadImage(
+        with url: URL, options: KingfisherOptionsInfo? = nil, progressBlock: DownloadProgressBlock? = nil
+    ) async throws -> ImageLoadingResult {
+        try await downloadImage(with: url, options: KingfisherParsedOptionsInfo(options), progressBlock: progressBlock)
+    }
+
     /// As ``downloadImage(with:options:)-(_,KingfisherOptionsInfo?)``, with parsed options and an optional
-    /// progress block.
+    /// progress block. Goes through ``downloadImage(with:options:completionHandler:)``, so a subclass sees it.
     public func downloadImage(
         with url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock? = nil
     ) async throws -> ImageLoadingResult {
         let task = DownloadTask()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let caller = DownloadCaller(
-                    url: url, options: options, task: task, progressBlock: progressBlock,
+                start(
+                    url, options: options, task: task, progressBlock: progressBlock,
                     completion: { continuation.resume(with: $0) })
-                startAttempt(for: caller, retriedCount: 0, userInfo: nil)
             }
         } onCancel: {
             task.cancel()

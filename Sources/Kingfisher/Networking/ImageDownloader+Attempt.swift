@@ -84,10 +84,12 @@ extension ImageDownloader {
     }
 
     /// Delivers `result` to `caller`, or retries a failure when the caller's retry strategy says so.
-    /// Cancellation and request errors (an empty request, an invalid URL) are never retried.
+    ///
+    /// As in Kingfisher, the strategy is asked about every failure of the download: response errors, an empty or
+    /// non-image body (`processingFailed`), a failing processor, a limit. Cancellation never reaches here, and
+    /// request errors (an empty request, an invalid URL) are delivered before a request exists: neither is retried.
     func finish(_ caller: DownloadCaller, with result: Result<ImageLoadingResult, KingfisherError>) {
-        guard case .failure(let error) = result, let strategy = caller.options.retryStrategy,
-            case .responseError = error
+        guard case .failure(let error) = result, let strategy = caller.options.retryStrategy, !error.isTaskCancelled
         else {
             caller.deliver(result)
             return

@@ -14,7 +14,7 @@ extension ImageDownloader {
     /// so neither ends a body that trickles in; this deadline covers everything from the request to the last byte.
     func fetch(_ task: SessionDataTask) async -> (Result<Fetched, KingfisherError>, HTTPURLResponse?) {
         let limit = configuration.maximumDownloadDuration
-        let trace = FetchTrace(url: task.request.url ?? task.originalURL)
+        let trace = FetchTrace(url: task.request.url ?? task.url)
         guard limit.isFinite else { return await fetchHops(task, trace: trace) }
         // Clamped so that the Duration cannot overflow; 10^9 s is 31 years.
         let deadline = ContinuousClock.now + .seconds(min(max(limit, 0), 1e9))

@@ -26,11 +26,11 @@ extension ImageDownloader {
         let start = ContinuousClock.now
         let timeout = downloadTimeout
         var request = task.request
-        var chain = [task.request.url ?? task.originalURL]
+        var chain = [task.request.url ?? task.url]
         var lastResponse: HTTPURLResponse?
         do {
             while true {
-                let url = request.url ?? task.originalURL
+                let url = request.url ?? task.url
                 trace.fetching(url)
                 let response = try await executeResendingOnClosedConnection(request, timeout: timeout)
                 let httpResponse = HTTPURLResponse(url: url, head: response)
@@ -57,7 +57,7 @@ extension ImageDownloader {
         } catch let error as KingfisherError {
             return (.failure(error), lastResponse)
         } catch {
-            let url = request.url ?? task.originalURL
+            let url = request.url ?? task.url
             return (.failure(Self.transportError(error, url: url, timeout: timeout)), lastResponse)
         }
     }
@@ -72,10 +72,14 @@ extension ImageDownloader {
         if let body = request.httpBody {
             clientRequest.body = .bytes(ByteBuffer(bytes: body))
         }
-        if url.scheme?.lowercased() == "https", let host = url.host, trustedHosts.contains(host) {
+        switch await serverTrust(for: url) {
+        case .verify: break
+        case .trust:
             var tls = configuration.httpClient.tlsConfiguration ?? .makeClientConfiguration()
             tls.certificateVerification = .none
             clientRequest.tlsConfiguration = tls
+        case .cancel:
+            throw KingfisherError.responseError(reason: .URLSessionError(error: URLError(.cancelled)))
         }
         let milliseconds = Int64(max(0.001, min(timeout, 86_400)) * 1000)
         return try await client.execute(clientRequest, timeout: .milliseconds(milliseconds))
@@ -142,18 +146,18 @@ extension ImageDownloader {
     ) async throws -> Data {
         let limit = configuration.maximumResponseSize
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
-        var collected = CollectedBody(expectedLength: expected)
+        var count = 0
         for try await chunk in body {
-            guard collected.count + chunk.readableBytes <= limit else {
+            guard count + chunk.readableBytes <= limit else {
                 throw KingfisherError.responseError(
                     reason: .responseTooLarge(url: url, limit: limit, declared: nil))
             }
-            collected.append(chunk)
-            let received = Int64(collected.count)
+            count = task.receive(chunk, expectedLength: expected)
+            let received = Int64(count)
             let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
             for caller in callers { caller.reportProgress(received: received, expected: expected) }
         }
-        return collected.takeData()
+        return task.takeBody()
     }
 
     /// Maps the HTTP client's errors: timeouts become ``KingfisherError/ResponseErrorReason/requestTimedOut(url:timeout:)``,

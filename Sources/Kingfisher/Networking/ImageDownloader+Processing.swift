@@ -12,35 +12,43 @@ extension ImageDownloader {
     /// The slot is held while processing, so bodies waiting for a decoder count against
     /// ``Configuration/maxConcurrentDownloads``: memory stays bounded when decoding is slower than the network.
     func run(_ task: SessionDataTask) async {
-        let (outcome, response) = await fetch(task)
+        let (fetched, response) = await fetch(task)
         let callers = task.state.withLock { $0.complete() }
         forget(task)
-        defer { taskEnded(task, heldSlot: true) }
+        defer {
+            task.releaseBody()
+            taskEnded(task, heldSlot: true)
+        }
+        // The delegate's data modifier runs before the did-finish call, so that call carries its failure.
+        let outcome = callers.isEmpty ? fetched : fetched.flatMap { fetched in modifyData(fetched, of: task) }
         let error: (any Error)?
         switch outcome {
         case .failure(let failure): error = failure
         case .success: error = callers.isEmpty ? CancellationError() : nil
         }
-        delegate?.imageDownloader(self, didFinishDownloadingImageForURL: task.originalURL, with: response, error: error)
+        delegate?.imageDownloader(self, didFinishDownloadingImageForURL: task.url, with: response, error: error)
         guard !callers.isEmpty else { return }
         switch outcome {
         case .failure(let failure):
             for caller in callers { finish(caller, with: .failure(failure)) }
         case .success(let fetched):
-            await process(fetched, of: task, for: callers)
+            await process(fetched, for: callers)
         }
     }
 
-    /// Decodes and processes the data once per distinct processor and image options, then delivers.
-    private func process(_ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadCaller]) async {
-        let delegate = self.delegate
-        let modified = delegate.map { $0.imageDownloader(self, didDownload: fetched.data, with: task) } ?? fetched.data
-        guard let data = modified else {
-            for caller in callers {
-                finish(caller, with: .failure(.responseError(reason: .dataModifyingFailed(task: task))))
-            }
-            return
+    /// The body as the delegate's `imageDownloader(_:didDownload:with:)` returns it; `dataModifyingFailed` for `nil`.
+    private func modifyData(_ fetched: Fetched, of task: SessionDataTask) -> Result<Fetched, KingfisherError> {
+        guard let delegate else { return .success(fetched) }
+        guard let data = delegate.imageDownloader(self, didDownload: fetched.data, with: task) else {
+            return .failure(.responseError(reason: .dataModifyingFailed(task: task)))
         }
+        return .success(Fetched(data: data, response: fetched.response, metrics: fetched.metrics))
+    }
+
+    /// Decodes and processes the data once per distinct processor and image options, then delivers.
+    private func process(_ fetched: Fetched, for callers: [DownloadCaller]) async {
+        let delegate = self.delegate
+        let data = fetched.data
         var groups: [ProcessingKey: [DownloadCaller]] = [:]
         var order: [ProcessingKey] = []
         for caller in callers {
@@ -67,8 +75,10 @@ extension ImageDownloader {
         }
     }
 
-    /// The processor's image; when it gives none, the decoder's reason (empty, not an image, corrupt...), or
-    /// `processingFailed` when the data does decode.
+    /// The processor's image. When it gives none: `processingFailed`, as in Kingfisher, with a
+    /// ``DecodingFailedProcessor`` carrying the decoder's reason when the data is not an image (empty, not an image
+    /// format, corrupt). The safety limits keep their own reasons (`pixelLimitExceeded`, `frameLimitExceeded`,
+    /// `timeLimitExceeded`): the data is an image, refused by a limit the caller may want to raise.
     static func image(from data: Data, options: KingfisherParsedOptionsInfo) -> Result<
         KFCrossPlatformImage, KingfisherError
     > {
@@ -79,7 +89,9 @@ extension ImageDownloader {
         do {
             _ = try KFCrossPlatformImage(decoding: data, options: options.imageCreatingOptions)
         } catch {
-            return .failure(error)
+            guard case .processorError(let reason) = error, reason.meansNotAnImage else { return .failure(error) }
+            let failed = DecodingFailedProcessor(processor: processor, reason: reason)
+            return .failure(.processorError(reason: .processingFailed(processor: failed, item: .data(data))))
         }
         return .failure(.processorError(reason: .processingFailed(processor: processor, item: .data(data))))
     }

@@ -117,6 +117,6 @@ extension ImageDownloader {
             }
         }
         delegate?.imageDownloader(
-            self, didFinishDownloadingImageForURL: task.originalURL, with: nil, error: CancellationError())
+            self, didFinishDownloadingImageForURL: task.url, with: nil, error: CancellationError())
     }
 }

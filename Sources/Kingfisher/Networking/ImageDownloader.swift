@@ -18,7 +18,13 @@ import Synchronization
 /// Each downloader owns one `HTTPClient` on NIO's shared event loop group, so it starts no threads of its own.
 /// ``default`` lives for the whole process. A downloader made with ``init(name:configuration:)`` shuts its
 /// client down when it is released, or earlier with ``shutdown()``.
-public final class ImageDownloader: Sendable {
+///
+/// As in Kingfisher, the class is `open`: a subclass can override
+/// ``downloadImage(with:options:completionHandler:)`` (``KingfisherManager``, ``ImagePrefetcher`` and the other
+/// `downloadImage` methods all go through it) and the `open` properties.
+// @unchecked: an open class cannot be checked Sendable; its own state is in `let`s and Mutexes, and a subclass
+// answers for the state it adds.
+open class ImageDownloader: @unchecked Sendable {
     /// The downloader Kingfisher uses unless an option says otherwise; never shut down.
     public static let `default` = ImageDownloader(name: "default")
 
@@ -33,8 +39,10 @@ public final class ImageDownloader: Sendable {
 
     struct Settings {
         var downloadTimeout: TimeInterval = 15
-        var trustedHosts: Set<String> = []
+        var trustedHosts: Set<String>?
         weak var delegate: (any ImageDownloaderDelegate)?
+        weak var authenticationChallengeResponder: (any AuthenticationChallengeResponsible)?
+        var isNetworkConstrained = false
         var isShutDown = false
     }
 
@@ -53,6 +61,7 @@ public final class ImageDownloader: Sendable {
             configuration: clientConfiguration
         )
         settings = Mutex(Settings())
+        settings.withLock { $0.authenticationChallengeResponder = self }
     }
 
     deinit {
@@ -80,38 +89,84 @@ public final class ImageDownloader: Sendable {
     ///   the response head (connecting and redirects included); a stalled body is bounded by
     ///   `configuration.httpClient.timeout.read` (15 s by default), and the whole download, however steadily its
     ///   bytes arrive, by ``Configuration/maximumDownloadDuration`` (60 s by default).
-    public var downloadTimeout: TimeInterval {
+    open var downloadTimeout: TimeInterval {
         get { settings.withLock { $0.downloadTimeout } }
         set { settings.withLock { $0.downloadTimeout = newValue } }
     }
 
-    /// Hosts whose HTTPS certificates are not verified (self-signed certificates allowed). Empty by default.
-    public var trustedHosts: Set<String> {
+    /// Hosts whose HTTPS certificates are not verified (self-signed certificates allowed). `nil` (none) by default.
+    ///
+    /// As in Kingfisher, it is what the default ``authenticationChallengeResponder`` (the downloader itself)
+    /// decides with; a responder of your own decides instead.
+    open var trustedHosts: Set<String>? {
         get { settings.withLock { $0.trustedHosts } }
         set { settings.withLock { $0.trustedHosts = newValue } }
     }
 
     /// Observes downloads and adjusts data and status validation. Held weakly. `nil` by default.
-    public var delegate: (any ImageDownloaderDelegate)? {
+    open var delegate: (any ImageDownloaderDelegate)? {
         get { settings.withLock { $0.delegate } }
         set { settings.withLock { $0.delegate = newValue } }
+    }
+
+    /// Decides whether an HTTPS server's certificate is trusted (see ``AuthenticationChallengeResponsible``). Held
+    /// weakly. The downloader itself by default, which trusts the ``trustedHosts``.
+    open var authenticationChallengeResponder: (any AuthenticationChallengeResponsible)? {
+        get { settings.withLock { $0.authenticationChallengeResponder } }
+        set { settings.withLock { $0.authenticationChallengeResponder = newValue } }
+    }
+
+    /// Whether the network is to be treated as constrained (a metered or slow link), so that a retrieval with a
+    /// ``KingfisherOptionsInfoItem/lowDataMode(_:)`` source loads that source instead of its main one. `false` by
+    /// default.
+    ///
+    /// - Note: Kingfisher learns this from Low Data Mode on Apple platforms (a request that may not use a
+    ///   constrained network fails, and the low-data source is loaded). Linux has no such signal: the low-data
+    ///   source is never taken unless you set this, e.g. from your own knowledge of the link.
+    open var isNetworkConstrained: Bool {
+        get { settings.withLock { $0.isNetworkConstrained } }
+        set { settings.withLock { $0.isNetworkConstrained = newValue } }
     }
 
     var isShutDown: Bool { settings.withLock { $0.isShutDown } }
 
     // MARK: Downloading
 
-    /// Downloads the image at `url` and processes it with the options' processor.
+    /// Downloads the image at `url` and processes it with the options' processor; the one method every other
+    /// download goes through (``KingfisherManager`` and ``ImagePrefetcher`` included), so a subclass overriding it
+    /// sees them all.
     ///
     /// - Parameters:
     ///   - url: an `http` or `https` URL. Other URLs fail with ``KingfisherError/RequestErrorReason/invalidURL(request:)``.
     ///   - options: `.requestModifier`, `.redirectHandler`, `.retryStrategy`, `.downloadPriority`, `.processor`,
     ///     `.callbackQueue` (`.untouch` by default), `.scaleFactor` and the frame options apply.
-    ///   - progressBlock: called as body bytes arrive, on the callback queue.
     ///   - completionHandler: called exactly once, on the callback queue.
     /// - Returns: this caller's task; cancel it to cancel this caller only.
+    ///
+    /// Progress blocks given to the other `downloadImage` methods reach the download through this one (as
+    /// Kingfisher carries them in the options); a subclass that calls `super` keeps them.
     @discardableResult
-    public func downloadImage(
+    open func downloadImage(
+        with url: URL,
+        options: KingfisherParsedOptionsInfo,
+        completionHandler: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)? = nil
+    ) -> DownloadTask {
+        let handOff = DownloadHandOff.current.flatMap { $0.claim(for: url) ? $0 : nil }
+        let task = handOff?.task ?? DownloadTask()
+        let caller = DownloadCaller(
+            url: url, options: options, task: task, handsTaskBack: handOff?.handsTaskBack ?? false,
+            progressBlock: handOff?.progressBlock, completion: completionHandler)
+        startAttempt(for: caller, retriedCount: 0, userInfo: nil)
+        return task
+    }
+
+    /// Downloads the image at `url`, reporting progress; see ``downloadImage(with:options:completionHandler:)``.
+    ///
+    /// - Parameters:
+    ///   - progressBlock: called as body bytes arrive, on the callback queue (`.untouch` by default: the thread
+    ///     that read the bytes). Never on the main queue unless the callback queue says so.
+    @discardableResult
+    open func downloadImage(
         with url: URL,
         options: KingfisherOptionsInfo? = nil,
         progressBlock: DownloadProgressBlock? = nil,
@@ -122,19 +177,26 @@ public final class ImageDownloader: Sendable {
             completionHandler: completionHandler)
     }
 
-    /// As ``downloadImage(with:options:progressBlock:completionHandler:)-(_,KingfisherOptionsInfo?,_,_)``, with
-    /// parsed options.
+    /// Downloads the image at `url`; see ``downloadImage(with:options:completionHandler:)``.
+    @discardableResult
+    open func downloadImage(
+        with url: URL,
+        options: KingfisherOptionsInfo? = nil,
+        completionHandler: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)? = nil
+    ) -> DownloadTask {
+        downloadImage(with: url, options: KingfisherParsedOptionsInfo(options), completionHandler: completionHandler)
+    }
+
+    /// As ``downloadImage(with:options:completionHandler:)``, reporting progress on the callback queue. Ours.
     @discardableResult
     public func downloadImage(
         with url: URL,
         options: KingfisherParsedOptionsInfo,
-        progressBlock: DownloadProgressBlock? = nil,
+        progressBlock: DownloadProgressBlock?,
         completionHandler: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)? = nil
     ) -> DownloadTask {
         let task = DownloadTask()
-        let caller = DownloadCaller(
-            url: url, options: options, task: task, progressBlock: progressBlock, completion: completionHandler)
-        startAttempt(for: caller, retriedCount: 0, userInfo: nil)
+        start(url, options: options, task: task, progressBlock: progressBlock, completion: completionHandler)
         return task
     }
 
@@ -142,7 +204,7 @@ public final class ImageDownloader: Sendable {
     /// modifier).
     public func cancel(url: URL) {
         let tasks = scheduler.withLock { scheduler in
-            scheduler.tasks.values.filter { $0.originalURL == url || $0.request.url == url }
+            scheduler.tasks.values.filter { $0.url == url || $0.request.url == url }
         }
         for task in tasks { task.forceCancel() }
     }

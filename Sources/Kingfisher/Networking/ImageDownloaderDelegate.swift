@@ -58,7 +58,7 @@ extension ImageDownloaderDelegate {
     public func imageDownloader(
         _ downloader: ImageDownloader, didDownload data: Data, with dataTask: SessionDataTask
     ) -> Data? {
-        imageDownloader(downloader, didDownload: data, for: dataTask.originalURL)
+        imageDownloader(downloader, didDownload: data, for: dataTask.url)
     }
 
     public func imageDownloader(

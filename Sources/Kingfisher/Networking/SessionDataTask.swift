@@ -1,4 +1,5 @@
 public import Foundation
+import NIOCore
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -13,10 +14,15 @@ public final class SessionDataTask: Sendable {
     /// Identifies one caller on the task.
     public typealias CancelToken = Int
 
-    /// The URL the first caller asked for (before redirects).
-    public let originalURL: URL
+    /// The URL of the request as first sent (after the request modifier, before redirects), as Kingfisher's
+    /// `originalURL` is the URL of the `URLSessionDataTask`'s original request.
+    public let originalURL: URL?
     /// The request as sent, after the request modifier.
     public let request: URLRequest
+    /// The URL the first caller asked for (before the request modifier); the URL the delegate is told about.
+    let url: URL
+    /// The body so far while it downloads, then the whole body while it is processed (see ``mutableData``).
+    let body = Mutex(Body.receiving(nil))
 
     let key: RequestKey
     /// The first caller's redirect handler; callers joining later share it.
@@ -29,7 +35,8 @@ public final class SessionDataTask: Sendable {
         originalURL: URL, request: URLRequest, key: RequestKey, redirectHandler: (any ImageDownloadRedirectHandler)?,
         downloader: ImageDownloader
     ) {
-        self.originalURL = originalURL
+        self.url = originalURL
+        self.originalURL = request.url ?? originalURL
         self.redirectHandler = redirectHandler
         self.request = request
         self.key = key
@@ -41,6 +48,23 @@ public final class SessionDataTask: Sendable {
 
     /// Whether callers are still waiting for this task.
     public var containsCallbacks: Bool { state.withLock { !$0.callers.isEmpty } }
+
+    /// The body bytes received so far: while the body downloads, what has arrived; from the end of the download
+    /// until every caller's image is processed (the delegate's `imageDownloader(_:didDownload:with:)` included),
+    /// the whole body. Empty before the body starts and once processing is done.
+    ///
+    /// - Note: Kingfisher's task keeps the body for as long as the task lives. This one lets it go after
+    ///   processing, so that a ``DownloadTask`` kept by a caller never keeps a downloaded body alive. Reading it
+    ///   while the body downloads copies what has arrived.
+    public var mutableData: Data {
+        body.withLock { body in
+            switch body {
+            case .receiving(let collected): return collected?.snapshot() ?? Data()
+            case .complete(let data): return data
+            case .released: return Data()
+            }
+        }
+    }
 
     /// Bytes received so far and the bytes expected (`-1` when unknown).
     public var progress: (received: Int64, expected: Int64) { state.withLock { ($0.received, $0.expected) } }
@@ -69,6 +93,61 @@ public final class SessionDataTask: Sendable {
         case .cancelFetch(let fetch):
             fetch?.cancel()
         }
+    }
+}
+
+extension SessionDataTask {
+    /// Where the body of a task is.
+    enum Body: ~Copyable {
+        /// Downloading: the pieces so far (`nil` before the first).
+        case receiving(CollectedBody?)
+        /// Downloaded, being processed.
+        case complete(Data)
+        /// Processed (or failed): the task holds no bytes.
+        case released
+    }
+
+    /// Appends a piece of the body; returns the bytes received so far.
+    func receive(_ chunk: ByteBuffer, expectedLength: Int64) -> Int {
+        body.withLock { body in
+            switch consume body {
+            case .receiving(var collected):
+                var current = collected.take() ?? CollectedBody(expectedLength: expectedLength)
+                current.append(chunk)
+                let count = current.count
+                body = .receiving(current)
+                return count
+            case .complete(let data):
+                body = .complete(data)
+                return data.count
+            case .released:
+                body = .released
+                return 0
+            }
+        }
+    }
+
+    /// The whole body, taken once at the end of the download; the task keeps it until ``releaseBody()``.
+    func takeBody() -> Data {
+        body.withLock { body in
+            switch consume body {
+            case .receiving(var collected):
+                let data = collected.take()?.takeData() ?? Data()
+                body = .complete(data)
+                return data
+            case .complete(let data):
+                body = .complete(data)
+                return data
+            case .released:
+                body = .released
+                return Data()
+            }
+        }
+    }
+
+    /// Lets the body go once processing is done.
+    func releaseBody() {
+        body.withLock { $0 = .released }
     }
 }
 
