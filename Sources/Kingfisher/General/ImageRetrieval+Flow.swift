@@ -57,9 +57,11 @@ extension ImageRetrieval {
         }
     }
 
-    /// One source: caches, then the network or the provider, then storing. `nil` when the retrieval was
-    /// cancelled.
-    private func attempt(_ source: Source) async -> Result<RetrieveImageResult, KingfisherError>? {
+    /// One source: caches, then the network or the provider (or, for a network source on a constrained network, the
+    /// low-data source), then storing. `nil` when the retrieval was cancelled.
+    private func attempt(
+        _ source: Source, lowDataSourceAllowed: Bool = true
+    ) async -> Result<RetrieveImageResult, KingfisherError>? {
         let key = source.cacheKey
         if !options.forceRefresh {
             guard !task.isCancelled else { return nil }
@@ -76,6 +78,13 @@ extension ImageRetrieval {
         }
         if options.onlyFromCache {
             return .failure(.cacheError(reason: .imageNotExisting(key: key)))
+        }
+        if lowDataSourceAllowed, case .network = source, let lowData = options.lowDataModeSource,
+            downloader.isNetworkConstrained
+        {
+            // Kingfisher's main request fails on a constrained network and the low-data source is loaded instead,
+            // through the caches; it is loaded whatever the network, as Kingfisher clears the option for it.
+            return await attempt(lowData, lowDataSourceAllowed: false)
         }
         let fetched: Result<FetchedImage, KingfisherError>
         switch source {

@@ -1,11 +1,11 @@
 public import Foundation
 
-/// Processor and serializer setters of ``KF/Builder``, as Kingfisher's `KFOptionSetter` has them.
-extension KF.Builder {
+/// Processor and serializer setters of every ``KFOptionSetter`` (``KF/Builder`` among them), as Kingfisher has them.
+extension KFOptionSetter {
     /// Replaces the processor. ``DefaultImageProcessor`` by default.
     @discardableResult
     public func setProcessor(_ processor: any ImageProcessor) -> Self {
-        with { $0.processor = processor }
+        changing { $0.processor = processor }
     }
 
     /// Replaces the processor with `processors` applied in order; the default processor when empty.
@@ -18,7 +18,7 @@ extension KF.Builder {
     /// Applies `processor` after the current one (or instead of the default one).
     @discardableResult
     public func appendProcessor(_ processor: any ImageProcessor) -> Self {
-        with { options in
+        changing { options in
             let current = options.processor
             options.processor = current.identifier.isEmpty ? processor : current.append(another: processor)
         }
@@ -80,7 +80,7 @@ extension KF.Builder {
     /// Replaces the cache serializer. ``DefaultCacheSerializer`` by default.
     @discardableResult
     public func serialize(by cacheSerializer: any CacheSerializer) -> Self {
-        with { $0.cacheSerializer = cacheSerializer }
+        changing { $0.cacheSerializer = cacheSerializer }
     }
 
     /// Caches in `format` with a ``FormatIndicatedCacheSerializer``; formats it has no preset for use the

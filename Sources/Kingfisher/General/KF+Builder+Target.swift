@@ -4,23 +4,23 @@ import Synchronization
 /// The image-target side of ``KF/Builder``: ``set(to:)`` and the setters only a target uses, as Kingfisher's
 /// `KFOptionSetter` and `KF.Builder` have them.
 extension KF.Builder {
-    /// Loads the image into `target` with the collected options and placeholder, calling ``onProgress(_:)``,
-    /// ``onSuccess(_:)`` and ``onFailure(_:)`` on the way. The rules are those of
+    /// Loads the image into `target` with the collected options and placeholder, calling ``KFOptionSetter/onProgress(_:)``,
+    /// ``KFOptionSetter/onSuccess(_:)`` and ``KFOptionSetter/onFailure(_:)`` on the way. The rules are those of
     /// ``KingfisherWrapper/setImage(with:placeholder:options:progressBlock:completionHandler:)-(Source?,_,_,_,_)``;
     /// it goes through the builder's ``manager(_:)`` (``KingfisherManager/shared`` by default).
     /// - Returns: the task to cancel the load with; `nil` with no source or a memory-cache hit.
     @discardableResult
     public func set<Target: KingfisherImageTarget>(to target: Target) -> DownloadTask? {
         let current = state.withLock { $0 }
-        let onSuccess = current.onSuccess
-        let onFailure = current.onFailure
+        let onSuccess = onSuccessDelegate
+        let onFailure = onFailureDelegate
         return target.kf.setImage(
             with: source, placeholder: current.placeholder, parsedOptions: options,
-            manager: current.manager ?? .shared, progressBlock: current.progress,
+            manager: current.manager ?? .shared, progressBlock: progressBlock,
             completionHandler: { result in
                 switch result {
-                case .success(let value): onSuccess?(value)
-                case .failure(let error): onFailure?(error)
+                case .success(let value): _ = onSuccess.call(value)
+                case .failure(let error): _ = onFailure.call(error)
                 }
             })
     }
@@ -46,14 +46,7 @@ extension KF.Builder {
     public func transition(_ transition: ImageTransition) -> Self { with { $0.transition = transition } }
 
     @discardableResult
-    public func forceTransition(_ enabled: Bool = true) -> Self { with { $0.forceTransition = enabled } }
-
-    @discardableResult
     public func keepCurrentImageWhileLoading(_ enabled: Bool = true) -> Self {
         with { $0.keepCurrentImageWhileLoading = enabled }
     }
-
-    /// Shows `image` when loading fails; `nil` clears the target's image then.
-    @discardableResult
-    public func onFailureImage(_ image: KFCrossPlatformImage?) -> Self { with { $0.onFailureImage = .some(image) } }
 }

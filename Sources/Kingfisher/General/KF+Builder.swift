@@ -56,20 +56,25 @@ extension KF {
             var manager: KingfisherManager?
             var placeholder: (any Placeholder)?
             var changes: [Change] = []
-            var progress: DownloadProgressBlock?
-            var onSuccess: (@Sendable (RetrieveImageResult) -> Void)?
-            var onFailure: (@Sendable (KingfisherError) -> Void)?
         }
 
         /// What the builder loads; `nil` when it was made from `nil`.
         public let source: Source?
         let state = Mutex(State())
 
+        /// Called with the error when the retrieval fails; set through ``KFOptionSetter/onFailure(_:)``.
+        public let onFailureDelegate = Delegate<KingfisherError, Void>()
+        /// Called with the result when the retrieval succeeds; set through ``KFOptionSetter/onSuccess(_:)``.
+        public let onSuccessDelegate = Delegate<RetrieveImageResult, Void>()
+        /// Called with (received, expected) bytes as the download goes; set through ``KFOptionSetter/onProgress(_:)``.
+        public let onProgressDelegate = Delegate<(Int64, Int64), Void>()
+
         init(source: Source?) {
             self.source = source
         }
 
         /// The options the image would be retrieved with now: the manager's default options, then every setter.
+        /// Setting it replaces them all (later setters still apply over it).
         public var options: KingfisherParsedOptionsInfo {
             get { Self.options(of: state.withLock { $0 }) }
             set { state.withLock { $0.changes = [{ $0 = newValue }] } }
@@ -87,6 +92,13 @@ extension KF {
             return self
         }
 
+        /// The progress block the delegates make, `nil` when no progress delegate is set.
+        var progressBlock: DownloadProgressBlock? {
+            guard onProgressDelegate.isSet else { return nil }
+            let delegate = onProgressDelegate
+            return { received, total in _ = delegate.call((received, total)) }
+        }
+
         /// Retrieves through `manager` instead of ``KingfisherManager/shared``, over its default options. Ours.
         @discardableResult
         public func manager(_ manager: KingfisherManager) -> Self {
@@ -94,45 +106,33 @@ extension KF {
             return self
         }
 
-        /// Retrieves the image with the collected options, calling the ``onProgress(_:)``, ``onSuccess(_:)`` and
-        /// ``onFailure(_:)`` blocks on the way (on the callback queue).
+        /// Retrieves the image with the collected options, calling the ``KFOptionSetter/onProgress(_:)``,
+        /// ``KFOptionSetter/onSuccess(_:)`` and ``KFOptionSetter/onFailure(_:)`` blocks on the way (on the callback
+        /// queue).
         /// - Throws: a ``KingfisherError``; ``KingfisherError/ImageSettingErrorReason/emptySource`` when the
         ///   builder has no source.
         public func retrieve() async throws -> RetrieveImageResult {
             let current = state.withLock { $0 }
             let options = Self.options(of: current)
             let queue = options.callbackQueue
+            let onSuccess = onSuccessDelegate
+            let onFailure = onFailureDelegate
             do {
                 guard let source else { throw KingfisherError.imageSettingError(reason: .emptySource) }
                 let result = try await (current.manager ?? .shared).retrieveImage(
-                    with: source, parsedOptions: options, progressBlock: current.progress)
-                if let onSuccess = current.onSuccess { queue.execute { onSuccess(result) } }
+                    with: source, parsedOptions: options, progressBlock: progressBlock)
+                queue.execute { _ = onSuccess.call(result) }
                 return result
             } catch let error as KingfisherError {
-                if let onFailure = current.onFailure { queue.execute { onFailure(error) } }
+                queue.execute { _ = onFailure.call(error) }
                 throw error
             }
         }
+    }
+}
 
-        /// Called as download bytes arrive.
-        @discardableResult
-        public func onProgress(_ block: DownloadProgressBlock?) -> Self {
-            state.withLock { $0.progress = block }
-            return self
-        }
-
-        /// Called with the result when the retrieval succeeds.
-        @discardableResult
-        public func onSuccess(_ block: (@Sendable (RetrieveImageResult) -> Void)?) -> Self {
-            state.withLock { $0.onSuccess = block }
-            return self
-        }
-
-        /// Called with the error when the retrieval fails.
-        @discardableResult
-        public func onFailure(_ block: (@Sendable (KingfisherError) -> Void)?) -> Self {
-            state.withLock { $0.onFailure = block }
-            return self
-        }
+extension KF.Builder: KFOptionSetter, OptionChangeRecording {
+    func record(_ change: @escaping @Sendable (inout KingfisherParsedOptionsInfo) -> Void) {
+        _ = with(change)
     }
 }

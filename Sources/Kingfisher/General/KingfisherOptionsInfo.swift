@@ -92,6 +92,12 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// ``KingfisherError/ImageSettingErrorReason/alternativeSourcesExhausted(_:)`` with every error. A
     /// cancellation is never passed on to the next source. `nil` by default.
     case alternativeSources([Source])
+    /// The source to load instead when the network is constrained; `nil` (or no option) loads the main source.
+    /// A cache hit for the main source is still used.
+    ///
+    /// - Note: Kingfisher takes it when Low Data Mode forbids the main request. Linux has no constrained-network
+    ///   signal: it is taken only when the downloader's ``ImageDownloader/isNetworkConstrained`` is set.
+    case lowDataMode(Source?)
 }
 
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
@@ -133,6 +139,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var redirectHandler: (any ImageDownloadRedirectHandler)?
     public var retryStrategy: (any RetryStrategy)?
     public var alternativeSources: [Source]?
+    public var lowDataModeSource: Source?
 
     public init(_ info: KingfisherOptionsInfo?) {
         self.init(folding: info ?? [])
@@ -185,6 +192,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .redirectHandler(let value): redirectHandler = value
             case .retryStrategy(let value): retryStrategy = value
             case .alternativeSources(let value): alternativeSources = value
+            case .lowDataMode(let value): lowDataModeSource = value
             }
         }
     }

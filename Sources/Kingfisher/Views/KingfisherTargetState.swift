@@ -8,10 +8,8 @@ import Synchronization
 /// alive, and the completion handler still gets called once (see ``KingfisherImageTarget``).
 public final class KingfisherTargetState: Sendable {
     struct Values {
-        /// The identifier the next request gets.
-        var nextIdentifier: UInt = 1
         /// The request the target waits for; `nil` when none.
-        var taskIdentifier: UInt?
+        var taskIdentifier: Source.Identifier.Value?
         /// The download task of that request, when it has one.
         var task: DownloadTask?
         /// The placeholder shown now.
@@ -34,8 +32,7 @@ public final class KingfisherTargetState: Sendable {
     /// Makes a new request the current one: returns its identifier and the task of the request it replaces.
     func issueRequest() -> (identifier: UInt, replaced: DownloadTask?) {
         values.withLock { values in
-            let identifier = values.nextIdentifier
-            values.nextIdentifier &+= 1
+            let identifier = Source.Identifier.next()
             values.taskIdentifier = identifier
             defer { values.task = nil }
             return (identifier, values.task)

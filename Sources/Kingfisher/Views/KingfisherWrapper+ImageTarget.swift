@@ -142,7 +142,7 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
     }
 
     /// The identifier of the request the target waits for; `nil` when it waits for none.
-    public var taskIdentifier: UInt? {
+    public var taskIdentifier: Source.Identifier.Value? {
         base.kingfisherState.currentTaskIdentifier
     }
 

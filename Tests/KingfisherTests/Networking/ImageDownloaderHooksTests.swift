@@ -76,7 +76,7 @@ struct ImageDownloaderHooksTests {
             let handler = AnyRedirectHandler { task, response, newRequest, completion in
                 seen.withLock { $0.append(response.statusCode) }
                 #expect(newRequest.url?.path == "/new.png")
-                #expect(task.originalURL.path == "/old.png")
+                #expect(task.originalURL?.path == "/old.png")
                 var changed = newRequest
                 changed.url = other
                 completion(changed)

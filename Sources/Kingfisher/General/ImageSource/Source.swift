@@ -1,7 +1,22 @@
 public import Foundation
+import Synchronization
 
 /// Where an image comes from: the network, or a provider of data (a file, base64 text, bytes in memory...).
 public enum Source: Sendable {
+    /// Identifies one request of an image target: each `setImage` call gets the next value, and a result is shown
+    /// only while its identifier is the target's ``KingfisherWrapper/taskIdentifier``.
+    public enum Identifier {
+        /// The type of an identifier.
+        public typealias Value = UInt
+
+        private static let counter = Atomic<Value>(0)
+
+        /// A value never issued before in this process (starting at 1).
+        static func next() -> Value {
+            counter.wrappingAdd(1, ordering: .relaxed).newValue
+        }
+    }
+
     /// Downloaded by an `ImageDownloader`.
     case network(any Resource)
     /// Produced by an ``ImageDataProvider``, without the downloader.
