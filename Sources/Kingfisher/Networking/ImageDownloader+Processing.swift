@@ -15,12 +15,10 @@ extension ImageDownloader {
         let (fetched, response) = await fetch(task)
         let callers = task.state.withLock { $0.complete() }
         forget(task)
-        defer {
-            task.releaseBody()
-            taskEnded(task, heldSlot: true)
-        }
+        defer { taskEnded(task, heldSlot: true) }
         // The delegate's data modifier runs before the did-finish call, so that call carries its failure.
         let outcome = callers.isEmpty ? fetched : fetched.flatMap { fetched in modifyData(fetched, of: task) }
+        task.releaseBody()
         let error: (any Error)?
         switch outcome {
         case .failure(let failure): error = failure

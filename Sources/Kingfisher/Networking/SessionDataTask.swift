@@ -21,7 +21,7 @@ public final class SessionDataTask: Sendable {
     public let request: URLRequest
     /// The URL the first caller asked for (before the request modifier); the URL the delegate is told about.
     let url: URL
-    /// The body so far while it downloads, then the whole body while it is processed (see ``mutableData``).
+    /// The body so far while it downloads, then the whole body until the delegate has seen it (see ``mutableData``).
     let body = Mutex(Body.receiving(nil))
 
     let key: RequestKey
@@ -49,13 +49,13 @@ public final class SessionDataTask: Sendable {
     /// Whether callers are still waiting for this task.
     public var containsCallbacks: Bool { state.withLock { !$0.callers.isEmpty } }
 
-    /// The body bytes received so far: while the body downloads, what has arrived; from the end of the download
-    /// until every caller's image is processed (the delegate's `imageDownloader(_:didDownload:with:)` included),
-    /// the whole body. Empty before the body starts and once processing is done.
+    /// The body bytes received so far: while the body downloads, what has arrived; then the whole body until the
+    /// delegate's `imageDownloader(_:didDownload:with:)` has returned. Empty before the body starts and once the
+    /// body has gone on to decoding.
     ///
-    /// - Note: Kingfisher's task keeps the body for as long as the task lives. This one lets it go after
-    ///   processing, so that a ``DownloadTask`` kept by a caller never keeps a downloaded body alive. Reading it
-    ///   while the body downloads copies what has arrived.
+    /// - Note: Kingfisher's task keeps the body for as long as the task lives. This one lets it go when decoding
+    ///   starts, so that a ``DownloadTask`` kept by a caller never keeps a downloaded body alive. Reading it while
+    ///   the body downloads copies what has arrived.
     public var mutableData: Data {
         body.withLock { body in
             switch body {
@@ -101,9 +101,9 @@ extension SessionDataTask {
     enum Body: ~Copyable {
         /// Downloading: the pieces so far (`nil` before the first).
         case receiving(CollectedBody?)
-        /// Downloaded, being processed.
+        /// Downloaded, not yet handed to decoding.
         case complete(Data)
-        /// Processed (or failed): the task holds no bytes.
+        /// Handed to decoding (or failed): the task holds no bytes.
         case released
     }
 
@@ -145,7 +145,7 @@ extension SessionDataTask {
         }
     }
 
-    /// Lets the body go once processing is done.
+    /// Lets the body go once the delegate has seen it.
     func releaseBody() {
         body.withLock { $0 = .released }
     }

@@ -73,8 +73,14 @@ struct KingfisherManagerProviderTests {
         try await withManager { f in
             let provider = RawImageDataProvider(data: garbageBytes, cacheKey: "garbage")
             let result = await f.manager.callbackResult(.provider(provider), options: [.waitForCache])
-            guard case .processorError(reason: .unsupportedImageFormat) = result.failure else {
-                Issue.record("expected unsupportedImageFormat, got \(result)")
+            // As in Kingfisher: the processor failed on the data; the decoder's reason stays reachable
+            guard case .processorError(reason: .processingFailed(_, .data(let data))) = result.failure else {
+                Issue.record("expected processingFailed, got \(result)")
+                return
+            }
+            #expect(data == garbageBytes)
+            guard case .unsupportedImageFormat(.unknown)? = result.failure?.underlyingReason else {
+                Issue.record("expected the underlying unsupportedImageFormat, got \(result)")
                 return
             }
             #expect(!f.cache.isCached(forKey: "garbage"))

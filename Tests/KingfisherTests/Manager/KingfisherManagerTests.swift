@@ -88,8 +88,11 @@ struct KingfisherManagerTests {
             f.server.route("/junk", .ok(garbageBytes))
             let url = f.server.url("/junk")
             let result = await f.manager.callbackResult(.network(url), options: [.waitForCache])
-            guard case .processorError(reason: .unsupportedImageFormat) = result.failure else {
-                Issue.record("expected unsupportedImageFormat, got \(result)")
+            // As in Kingfisher: processingFailed, with the decoder's reason underneath
+            guard case .processorError(reason: .processingFailed) = result.failure,
+                case .unsupportedImageFormat? = result.failure?.underlyingReason
+            else {
+                Issue.record("expected processingFailed over unsupportedImageFormat, got \(result)")
                 return
             }
             #expect(!f.cache.isCached(forKey: url.cacheKey))

@@ -96,10 +96,16 @@ struct ImageDownloaderTests {
         try await withDownloader { server, downloader in
             server.route("/empty.png", .ok(Data()))
             let error = await downloader.result(server.url("/empty.png")).error
-            guard case .processorError(reason: .emptyImageData) = error else {
-                Issue.record("expected emptyImageData, got \(String(describing: error))")
+            // As in Kingfisher: a processing failure; the precise reason underneath
+            guard case .processorError(reason: .processingFailed(let processor, _)) = error,
+                let failed = processor as? DecodingFailedProcessor, case .emptyImageData = failed.reason
+            else {
+                Issue.record("expected processingFailed over emptyImageData, got \(String(describing: error))")
                 return
             }
+            #expect(failed.identifier == DefaultImageProcessor.default.identifier)
+            #expect(error?.errorCode == 4001)
+            #expect(error?.errorDescription?.contains("empty") == true)
         }
     }
 
@@ -107,8 +113,10 @@ struct ImageDownloaderTests {
         try await withDownloader { server, downloader in
             server.route("/page.png", .ok(Data("<html>hello</html>".utf8), contentType: "text/html"))
             let error = await downloader.result(server.url("/page.png")).error
-            guard case .processorError(reason: .unsupportedImageFormat(.unknown)) = error else {
-                Issue.record("expected unsupportedImageFormat(.unknown), got \(String(describing: error))")
+            guard case .processorError(reason: .processingFailed) = error,
+                case .unsupportedImageFormat(.unknown)? = error?.underlyingReason
+            else {
+                Issue.record("expected processingFailed over unsupportedImageFormat(.unknown), got \(String(describing: error))")
                 return
             }
         }
