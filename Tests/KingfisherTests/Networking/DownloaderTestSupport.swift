@@ -94,6 +94,8 @@ final class RecordingDelegate: ImageDownloaderDelegate {
     struct Calls {
         var willDownload: [URL] = []
         var didFinish: [(url: URL, status: Int?, failed: Bool)] = []
+        /// The `KingfisherError` code of each did-finish call's error (`nil` for none or another error).
+        var didFinishErrorCodes: [Int?] = []
         var didDownloadImage = 0
     }
 
@@ -116,7 +118,10 @@ final class RecordingDelegate: ImageDownloaderDelegate {
         error: (any Error)?
     ) {
         let status = (response as? HTTPURLResponse)?.statusCode
-        calls.withLock { $0.didFinish.append((url, status, error != nil)) }
+        calls.withLock {
+            $0.didFinish.append((url, status, error != nil))
+            $0.didFinishErrorCodes.append((error as? KingfisherError)?.errorCode)
+        }
         finished.increment()
     }
 

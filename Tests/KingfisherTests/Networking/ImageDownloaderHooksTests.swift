@@ -144,6 +144,14 @@ struct ImageDownloaderHooksTests {
             server.route("/a.png", .ok(Fixtures.png()))
             let error = await downloader.result(server.url("/a.png")).error
             #expect(error?.errorCode == 2004)
+            // The did-finish call carries that failure, exactly once (as Kingfisher reports the modifier's failure)
+            await delegate.finished.wait(for: 1)
+            let calls = delegate.calls.withLock { $0 }
+            #expect(calls.didFinish.count == 1)
+            #expect(calls.didFinish.first?.failed == true)
+            #expect(calls.didFinish.first?.status == 200)
+            #expect(calls.didFinishErrorCodes == [2004])
+            #expect(calls.didDownloadImage == 0)
         }
     }
 

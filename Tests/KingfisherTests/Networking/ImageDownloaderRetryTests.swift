@@ -80,3 +80,83 @@ struct ImageDownloaderRetryTests {
         }
     }
 }
+
+/// The retry strategy is asked about every failure of a download, as in Kingfisher, not only response errors.
+@Suite(.timeLimit(.minutes(1)))
+struct RetryOnEveryFailureTests {
+    /// Records each context it is asked about, then retries while `maxRetryCount` allows.
+    final class RecordingStrategy: RetryStrategy {
+        let maxRetryCount: Int
+        private let contexts = Mutex<[(retried: Int, code: Int)]>([])
+
+        init(maxRetryCount: Int) {
+            self.maxRetryCount = maxRetryCount
+        }
+
+        var asked: [(retried: Int, code: Int)] { contexts.withLock { $0 } }
+
+        func retry(context: RetryContext, retryHandler: @escaping @Sendable (RetryDecision) -> Void) {
+            contexts.withLock { $0.append((context.retriedCount, context.error.errorCode)) }
+            retryHandler(context.retriedCount < maxRetryCount ? .retry(userInfo: nil) : .stop)
+        }
+    }
+
+    @Test func anEmptyBodyIsRetried() async throws {
+        try await withDownloader { server, downloader in
+            // Given a server that answers 200 with no body once, then with the image
+            server.route("/a.png", sequence: [.ok(Data()), .ok(Fixtures.png())])
+            let strategy = RecordingStrategy(maxRetryCount: 2)
+            // When downloading with the strategy
+            let result = try await downloader.downloadImage(
+                with: server.url("/a.png"), options: [.retryStrategy(strategy)])
+            // Then the strategy was asked about the empty body (processingFailed) and the retry succeeded
+            #expect(result.image.kf.size == CGSize(width: 64, height: 48))
+            #expect(strategy.asked.map(\.code) == [4001])
+            #expect(server.hits("/a.png") == 2)
+        }
+    }
+
+    @Test func aProcessingFailureIsRetriedUntilTheStrategyStops() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/a.png", .ok(Fixtures.png()))
+            let strategy = RecordingStrategy(maxRetryCount: 2)
+            let error = await downloader.result(
+                server.url("/a.png"), options: [.retryStrategy(strategy), .processor(FailingProcessor())]
+            ).error
+            #expect(error?.errorCode == 4001)
+            #expect(strategy.asked.map(\.retried) == [0, 1, 2])
+            #expect(server.hits("/a.png") == 3)
+        }
+    }
+
+    @Test func delayRetryStrategyRetriesANonImageBody() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/a.png", sequence: [.ok(Data("<html/>".utf8)), .ok(Fixtures.png())])
+            let strategy = DelayRetryStrategy(maxRetryCount: 1, retryInterval: .seconds(0))
+            _ = try await downloader.downloadImage(with: server.url("/a.png"), options: [.retryStrategy(strategy)])
+            #expect(server.hits("/a.png") == 2)
+        }
+    }
+
+    @Test func thePrefetcherHonoursTheStrategyTheSameWay() async throws {
+        try await withManager { f in
+            f.server.route("/a.png", sequence: [.ok(Data()), .ok(Fixtures.png())])
+            let strategy = RecordingStrategy(maxRetryCount: 1)
+            let done = ResultlessCounter()
+            let outcome = Mutex<(completed: Int, failed: Int)>((0, 0))
+            let prefetcher = ImagePrefetcher(
+                urls: [f.server.url("/a.png")],
+                options: [.retryStrategy(strategy), .waitForCache],
+                completionHandler: { _, failed, completed in
+                    outcome.withLock { $0 = (completed.count, failed.count) }
+                    done.increment()
+                }, manager: f.manager)
+            prefetcher.start()
+            await done.wait(for: 1)
+            #expect(outcome.withLock { $0 }.completed == 1)
+            #expect(outcome.withLock { $0 }.failed == 0)
+            #expect(strategy.asked.map(\.code) == [4001])
+            #expect(f.server.hits("/a.png") == 2)
+        }
+    }
+}
