@@ -3,6 +3,13 @@ import Synchronization
 
 /// Reports how much of a download has arrived: bytes received and bytes expected (`-1` when the server did not
 /// say).
+///
+/// It runs on the options' `callbackQueue`: `.untouch` by default, which is the downloader's thread that has just
+/// read the bytes, so it never needs a main run loop (servers and `async` command-line tools never drain
+/// `DispatchQueue.main`). Keep it short there, or name a queue with `.callbackQueue(.dispatch(queue))`.
+///
+/// - Note: Kingfisher calls progress blocks on the main queue. Pass `.callbackQueue(.mainAsync)` for that, where
+///   something runs the main queue.
 public typealias DownloadProgressBlock = @Sendable (_ receivedSize: Int64, _ totalSize: Int64) -> Void
 
 /// One caller of ``ImageDownloader/downloadImage(with:options:progressBlock:completionHandler:)``: its options,
