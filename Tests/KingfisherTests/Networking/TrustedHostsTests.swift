@@ -1,7 +1,12 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
+import Synchronization
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A self-signed certificate for `localhost` made on the spot with the `openssl` command (installed by
 /// scripts/bootstrap), valid for a day.
@@ -50,6 +55,105 @@ struct TrustedHostsTests {
 
             try await downloader.shutdown()
             try await server.shutdown()
+        }
+    }
+}
+
+/// Answers server-trust challenges with a fixed disposition and records them.
+private final class FixedResponder: AuthenticationChallengeResponsible {
+    let disposition: URLSession.AuthChallengeDisposition
+    private let seen = Mutex<[(host: String, port: Int, method: String?)]>([])
+
+    init(_ disposition: URLSession.AuthChallengeDisposition) {
+        self.disposition = disposition
+    }
+
+    var challenges: [(host: String, port: Int, method: String?)] { seen.withLock { $0 } }
+
+    func downloader(
+        _ downloader: ImageDownloader, didReceive challenge: URLAuthenticationChallenge
+    ) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+        let space = challenge.protectionSpace
+        seen.withLock { $0.append((space.host, space.port, space.authenticationMethod)) }
+        return (disposition, nil)
+    }
+}
+
+@Suite("authenticationChallengeResponder: the server-trust decision")
+struct AuthenticationChallengeResponderTests {
+    private func withSelfSignedServer(
+        _ body: (TestHTTPServer, URL) async throws -> Void
+    ) async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await TestHTTPServer.start(tls: try selfSignedCertificate(in: directory))
+            server.route("/a.png", .ok(Fixtures.png(width: 12, height: 8), contentType: "image/png"))
+            let url = try #require(URL(string: "https://localhost:\(server.port)/a.png"))
+            try await body(server, url)
+            try await server.shutdown()
+        }
+    }
+
+    @Test("by default the downloader itself responds, with its trustedHosts")
+    func defaultResponder() async throws {
+        let downloader = ImageDownloader(name: "responder-\(UUID().uuidString)")
+        #expect(downloader.authenticationChallengeResponder === downloader)
+        #expect(downloader.trustedHosts == nil)
+        try await downloader.shutdown()
+    }
+
+    @Test("useCredential trusts the server; the challenge names the host, port and server-trust method")
+    func useCredential() async throws {
+        try await withSelfSignedServer { server, url in
+            let downloader = ImageDownloader(name: "responder-\(UUID().uuidString)")
+            let responder = FixedResponder(.useCredential)
+            downloader.authenticationChallengeResponder = responder
+            let loaded = try await downloader.downloadImage(with: url)
+            #expect(loaded.image.pixelWidth == 12)
+            let challenge = try #require(responder.challenges.first)
+            #expect(challenge.host == "localhost")
+            #expect(challenge.port == server.port)
+            #expect(challenge.method == ImageDownloader.serverTrustAuthenticationMethod)
+            try await downloader.shutdown()
+        }
+    }
+
+    @Test("performDefaultHandling verifies the certificate; cancel makes no connection")
+    func defaultHandlingAndCancel() async throws {
+        try await withSelfSignedServer { server, url in
+            let downloader = ImageDownloader(name: "responder-\(UUID().uuidString)")
+            // A responder of its own replaces trustedHosts
+            downloader.trustedHosts = ["localhost"]
+            let verifying = FixedResponder(.performDefaultHandling)
+            downloader.authenticationChallengeResponder = verifying
+            await #expect(throws: KingfisherError.self) { _ = try await downloader.downloadImage(with: url) }
+            #expect(server.hits("/a.png") == 0)
+
+            let cancelling = FixedResponder(.cancelAuthenticationChallenge)
+            downloader.authenticationChallengeResponder = cancelling
+            do {
+                _ = try await downloader.downloadImage(with: url)
+                Issue.record("expected a failure")
+            } catch let error as KingfisherError {
+                guard case .responseError(.URLSessionError(let underlying as URLError)) = error else {
+                    Issue.record("expected URLSessionError(URLError), got \(error)")
+                    return
+                }
+                #expect(underlying.code == .cancelled)
+            }
+            #expect(cancelling.challenges.count == 1)
+            #expect(server.hits("/a.png") == 0)
+            try await downloader.shutdown()
+        }
+    }
+
+    @Test("plain HTTP asks no one")
+    func plainHTTP() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/a.png", .ok(Fixtures.png()))
+            let responder = FixedResponder(.cancelAuthenticationChallenge)
+            downloader.authenticationChallengeResponder = responder
+            _ = try await downloader.downloadImage(with: server.url("/a.png"))
+            #expect(responder.challenges.isEmpty)
         }
     }
 }
