@@ -14,7 +14,7 @@ public import Foundation
 ///     private let stored = Mutex(KingfisherParsedOptionsInfo(nil))
 ///     var options: KingfisherParsedOptionsInfo {
 ///         get { stored.withLock { $0 } }
-///         nonmutating set { stored.withLock { $0 = newValue } }
+///         set { stored.withLock { $0 = newValue } }
 ///     }
 ///     let onFailureDelegate = Delegate<KingfisherError, Void>()
 ///     let onSuccessDelegate = Delegate<RetrieveImageResult, Void>()
