@@ -39,7 +39,7 @@ struct KFOptionSetterTests {
         #expect(
             options.processor.identifier
                 == (DownsamplingImageProcessor(size: CGSize(width: 64, height: 64))
-                    |> BlurImageProcessor(blurRadius: 2)).identifier)
+                |> BlurImageProcessor(blurRadius: 2)).identifier)
         #expect(options.forceRefresh && options.cacheOriginalImage && options.forceTransition)
         #expect(options.targetCache === cache)
         #expect((options.retryStrategy as? DelayRetryStrategy)?.maxRetryCount == 2)
@@ -51,7 +51,8 @@ struct KFOptionSetterTests {
     @Test func resultBlocksAreKeptInTheDelegates() {
         let request = ThumbnailRequest()
         let calls = Mutex<[String]>([])
-        _ = request
+        _ =
+            request
             .onSuccess { _ in calls.withLock { $0.append("success") } }
             .onFailure { error in calls.withLock { $0.append("failure \(error.errorCode)") } }
             .onProgress { received, total in calls.withLock { $0.append("progress \(received)/\(total)") } }

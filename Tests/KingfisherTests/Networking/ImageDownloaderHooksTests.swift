@@ -95,7 +95,8 @@ struct ImageDownloaderHooksTests {
             let handler = AnyRedirectHandler { _, _, _, completion in completion(nil) }
             let error = await downloader.result(server.url("/old.png"), options: [.redirectHandler(handler)]).error
             // The 302 itself is the response: a valid status with an empty body
-            guard case .processorError(reason: .processingFailed) = error, case .emptyImageData? = error?.underlyingReason
+            guard case .processorError(reason: .processingFailed) = error,
+                case .emptyImageData? = error?.underlyingReason
             else {
                 Issue.record("expected processingFailed over emptyImageData, got \(String(describing: error))")
                 return

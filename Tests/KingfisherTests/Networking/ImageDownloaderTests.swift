@@ -116,7 +116,7 @@ struct ImageDownloaderTests {
             guard case .processorError(reason: .processingFailed) = error,
                 case .unsupportedImageFormat(.unknown)? = error?.underlyingReason
             else {
-                Issue.record("expected processingFailed over unsupportedImageFormat(.unknown), got \(String(describing: error))")
+                Issue.record("expected processingFailed over unsupportedImageFormat, got \(String(describing: error))")
                 return
             }
         }
