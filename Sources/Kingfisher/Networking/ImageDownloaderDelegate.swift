@@ -13,14 +13,16 @@ public protocol ImageDownloaderDelegate: AnyObject, Sendable {
     /// The HTTP task for `url` was created with `request` (before it waits for a free download slot).
     func imageDownloader(_ downloader: ImageDownloader, willDownloadImageForURL url: URL, with request: URLRequest?)
 
-    /// The HTTP task for `url` ended, with its final response if one arrived and the error if it failed
-    /// (including cancellation). Called exactly once per HTTP task, before images are processed.
+    /// The HTTP task for `url` ended, with its final response if one arrived and the error if it failed: a
+    /// transport or response error, a cancellation, or ``KingfisherError/ResponseErrorReason/dataModifyingFailed(task:)``
+    /// when ``imageDownloader(_:didDownload:with:)`` returned `nil`. Called exactly once per HTTP task, after the
+    /// data modifier and before images are processed.
     func imageDownloader(
         _ downloader: ImageDownloader, didFinishDownloadingImageForURL url: URL, with response: URLResponse?,
         error: (any Error)?)
 
-    /// Replaces the downloaded data before decoding, or returns `nil` to fail with `dataModifyingFailed`.
-    /// The default returns `data`.
+    /// Replaces the downloaded data before decoding, or returns `nil` to fail with `dataModifyingFailed` (which the
+    /// did-finish call then carries). Called once per HTTP task. The default returns `data`.
     func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, for url: URL) -> Data?
 
     /// As ``imageDownloader(_:didDownload:for:)-(_,Data,_)``, with the task. The default calls that method.

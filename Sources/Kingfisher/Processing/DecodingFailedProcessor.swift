@@ -12,6 +12,11 @@
 /// ```
 ///
 /// Its ``identifier`` is the used processor's, and it processes as that processor does.
+///
+/// The safety limits are not reported this way: an image refused by ``ImageEngine/maximumPixelCount``,
+/// ``ImageEngine/maximumFrameCount`` or ``ImageEngine/timeLimit`` fails with its own reason
+/// (``KingfisherError/ProcessorErrorReason/pixelLimitExceeded(width:height:limit:)``...). The data is an image
+/// there, refused by a limit the caller may choose to raise; Kingfisher has no such limits.
 public struct DecodingFailedProcessor: ImageProcessor {
     /// The processor the image was to be made with.
     public let processor: any ImageProcessor

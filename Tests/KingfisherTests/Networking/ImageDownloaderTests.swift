@@ -122,6 +122,19 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test func anImageOverThePixelLimitKeepsItsOwnReason() async throws {
+        try await withDownloader { server, downloader in
+            // A PNG header declaring 400 megapixels: an image, refused by our safety limit, not "not an image"
+            server.route("/huge.png", .ok(Fixtures.pngHeaderOnly(width: 20000, height: 20000)))
+            let error = await downloader.result(server.url("/huge.png")).error
+            guard case .processorError(reason: .pixelLimitExceeded(20000, 20000, _)) = error else {
+                Issue.record("expected pixelLimitExceeded, got \(String(describing: error))")
+                return
+            }
+            #expect(error?.underlyingReason == nil)
+        }
+    }
+
     @Test func customProcessorFailureIsProcessingFailed() async throws {
         try await withDownloader { server, downloader in
             server.route("/a.png", .ok(Fixtures.png()))
