@@ -80,8 +80,13 @@ struct ImageDownloaderSubclassTests {
         let collector = ResultCollector()
         downloader.downloadImage(with: url, options: nil, progressBlock: nil, completionHandler: collector.handler)
         downloader.downloadImage(with: url, completionHandler: collector.handler)
-        await collector.wait(for: 2)
-        #expect(downloader.urls.count == 4)
+        // Kingfisher's trailing-closure forms resolve without ambiguity
+        let handler = collector.handler
+        downloader.downloadImage(with: url) { handler($0) }
+        downloader.downloadImage(with: url, options: [.forceRefresh]) { handler($0) }
+        downloader.downloadImage(with: url, options: KingfisherParsedOptionsInfo(nil)) { handler($0) }
+        await collector.wait(for: 5)
+        #expect(downloader.urls.count == 7)
         try await downloader.shutdown()
         try await server.shutdown()
     }
