@@ -17,6 +17,10 @@ struct ChildProcess {
         let timedOut: Bool
     }
 
+    private enum LaunchState {
+        case notStarted, running, cancelled
+    }
+
     let executable: URL
     let arguments: [String]
     let timeout: TimeInterval
@@ -45,18 +49,25 @@ struct ChildProcess {
         process.standardOutput = outHandle
         process.standardError = errHandle
         let timedOut = Mutex(false)
-        let cancelled = Mutex(false)
+        // Launching and cancelling take one lock, so a cancel that lands while the child is being launched waits
+        // for the launch and then kills it (checked separately, a cancel could fall between the check and the launch
+        // and the child ran to its end).
+        let launch = Mutex(LaunchState.notStarted)
         let status = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-                guard !cancelled.withLock({ $0 }) else {
-                    continuation.resume(throwing: CancellationError())
-                    return
+                let launched: Result<Void, any Error> = launch.withLock { state in
+                    guard state == .notStarted else { return .failure(CancellationError()) }
+                    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                    do {
+                        try process.run()
+                    } catch {
+                        process.terminationHandler = nil
+                        return .failure(error)
+                    }
+                    state = .running
+                    return .success(())
                 }
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do {
-                    try process.run()
-                } catch {
-                    process.terminationHandler = nil
+                if case .failure(let error) = launched {
                     continuation.resume(throwing: error)
                     return
                 }
@@ -67,8 +78,10 @@ struct ChildProcess {
                 }
             }
         } onCancel: {
-            cancelled.withLock { $0 = true }
-            if process.isRunning { Self.kill(process) }
+            launch.withLock { state in
+                if state == .running, process.isRunning { Self.kill(process) }
+                state = .cancelled
+            }
         }
         try Task.checkCancellation()
         return Outcome(
