@@ -105,9 +105,9 @@ extension ImageCache {
         }
         guard !removed.isEmpty else { return removed }
         let hashes = removed.map(\.lastPathComponent)
-        sweeper.yield(hashes)
         NotificationCenter.default.post(
             name: .KingfisherDidCleanDiskCache, object: self, userInfo: [KingfisherDiskCacheCleanedHashKey: hashes])
+        sweeper.yield(hashes)
         return removed
     }
 
