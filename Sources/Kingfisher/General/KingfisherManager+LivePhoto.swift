@@ -63,7 +63,8 @@ extension KingfisherManager {
         let cache = options.targetCache ?? self.cache
         let identifier = options.processor.identifier
         let missing = source.resources.enumerated().filter { _, resource in
-            options.forceRefresh || cache.livePhotoFileURLIfOnDisk(for: resource, processorIdentifier: identifier) == nil
+            options.forceRefresh
+                || cache.livePhotoFileURLIfOnDisk(for: resource, processorIdentifier: identifier) == nil
         }
         let progress = progressBlock.map { LivePhotoProgress(report: $0, checker: referenceTaskIdentifierChecker) }
         let downloaded: [Int: Data]
@@ -99,7 +100,9 @@ extension KingfisherManager {
         let urls = fileURLs
         return LivePhotoLoadingInfoResult(
             fileURLs: urls, cacheType: missing.isEmpty ? .disk : .none, source: source, originalSource: source,
-            data: { urls.indices.map { downloaded[$0] ?? FileManager.default.contents(atPath: urls[$0].path) ?? Data() } })
+            data: {
+                urls.indices.map { downloaded[$0] ?? FileManager.default.contents(atPath: urls[$0].path) ?? Data() }
+            })
     }
 
     /// One file's bytes: downloaded (a network source) or from its provider.
@@ -141,7 +144,8 @@ private final class LivePhotoProgress: Sendable {
             let total = self.parts.withLock { parts in
                 parts[index] = (received, expected)
                 let received = parts.values.reduce(Int64(0)) { $0 + $1.received }
-                let expected = parts.values.contains { $0.expected < 0 } ? -1 : parts.values.reduce(0) { $0 + $1.expected }
+                let expected =
+                    parts.values.contains { $0.expected < 0 } ? -1 : parts.values.reduce(0) { $0 + $1.expected }
                 return (received, expected)
             }
             guard self.checker?() ?? true else { return }

@@ -65,7 +65,8 @@ extension ImageDownloader {
         downloadImage(
             with: url, options: LivePhotoImageProcessor.options(options), progressBlock: progressBlock
         ) { result in
-            completionHandler?(result.map { LivePhotoResourceDownloadingResult(originalData: $0.originalData, url: $0.url) })
+            completionHandler?(
+                result.map { LivePhotoResourceDownloadingResult(originalData: $0.originalData, url: $0.url) })
         }
     }
 }

@@ -13,7 +13,8 @@ final class ImageCacheRemovalTests: XCTestCase {
             // Given an image in memory and on disk under a processor and a forced extension
             let cache = try makeCache(in: directory)
             try await cache.store(image, forKey: "k", processorIdentifier: "p", forcedExtension: "png")
-            XCTAssertEqual(cache.imageCachedType(forKey: "k", processorIdentifier: "p", forcedExtension: "png"), .memory)
+            XCTAssertEqual(
+                cache.imageCachedType(forKey: "k", processorIdentifier: "p", forcedExtension: "png"), .memory)
             // When it is removed with Kingfisher's zero-argument completion on a queue of the caller's choosing
             let queue = DispatchQueue(label: "removal-callback")
             let marker = DispatchSpecificKey<Bool>()

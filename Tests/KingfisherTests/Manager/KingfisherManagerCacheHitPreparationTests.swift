@@ -125,6 +125,7 @@ private final class CountingResizer: ImageProcessor {
 
     func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         count.withLock { $0 += 1 }
-        return ResizingImageProcessor(referenceSize: CGSize(width: 16, height: 12)).process(item: item, options: options)
+        return ResizingImageProcessor(referenceSize: CGSize(width: 16, height: 12)).process(
+            item: item, options: options)
     }
 }

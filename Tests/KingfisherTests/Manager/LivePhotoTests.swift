@@ -33,9 +33,12 @@ final class LivePhotoTests: XCTestCase {
         let provided = LivePhotoResource(source: .provider(RawImageDataProvider(data: heic, cacheKey: "p")))
         XCTAssertEqual(provided.referenceFileType, .other(""))
         // `init(urls:)` and `init(resources:)` keep order, keys and guesses
-        let source = LivePhotoSource(urls: [base.appendingPathComponent("s.heic"), base.appendingPathComponent("s.mov")])
+        let source = LivePhotoSource(urls: [
+            base.appendingPathComponent("s.heic"), base.appendingPathComponent("s.mov"),
+        ])
         XCTAssertEqual(source.resources.map(\.referenceFileType), [.heic, .mov])
-        XCTAssertEqual(source.resources.map(\.dataSource.cacheKey), ["https://example.com/s.heic", "https://example.com/s.mov"])
+        XCTAssertEqual(
+            source.resources.map(\.dataSource.cacheKey), ["https://example.com/s.heic", "https://example.com/s.mov"])
         let keyed = LivePhotoResource(downloadURL: base.appendingPathComponent("k.mov"), cacheKey: "my-key")
         XCTAssertEqual(keyed.dataSource.cacheKey, "my-key")
     }
@@ -53,7 +56,9 @@ final class LivePhotoTests: XCTestCase {
             // callback
             let called: Result<LivePhotoResourceDownloadingResult, KingfisherError> = await withCheckedContinuation {
                 continuation in
-                downloader.downloadLivePhotoResource(with: url, options: .init(nil)) { continuation.resume(returning: $0) }
+                downloader.downloadLivePhotoResource(with: url, options: .init(nil)) {
+                    continuation.resume(returning: $0)
+                }
             }
             XCTAssertEqual(try called.get().originalData, mov)
         }
@@ -73,11 +78,13 @@ final class LivePhotoTests: XCTestCase {
             XCTAssertEqual(result.cacheType, .none)
             XCTAssertEqual(result.fileURLs.map(\.pathExtension), ["heic", "mov"])
             XCTAssertTrue(result.fileURLs.allSatisfy(\.isFileURL))
-            XCTAssertTrue(result.fileURLs.allSatisfy { $0.deletingLastPathComponent() == f.cache.diskStorage.directoryURL })
+            XCTAssertTrue(
+                result.fileURLs.allSatisfy { $0.deletingLastPathComponent() == f.cache.diskStorage.directoryURL })
             XCTAssertEqual(result.fileURLs.map { FileManager.default.contents(atPath: $0.path) }, [heic, mov])
             XCTAssertEqual(result.data(), [heic, mov])
             XCTAssertEqual(result.source.resources.count, 2)
-            XCTAssertEqual(result.originalSource.resources.map(\.dataSource.cacheKey), source.resources.map(\.dataSource.cacheKey))
+            XCTAssertEqual(
+                result.originalSource.resources.map(\.dataSource.cacheKey), source.resources.map(\.dataSource.cacheKey))
             // And they are under their keys in the disk cache
             let key = f.server.url("/photo.mov").cacheKey
             XCTAssertNotNil(
@@ -220,7 +227,9 @@ final class LivePhotoTests: XCTestCase {
                 _ = try await f.manager.retrieveLivePhoto(with: LivePhotoSource([]))
                 XCTFail("expected emptySource")
             } catch let error as KingfisherError {
-                guard case .imageSettingError(reason: .emptySource) = error else { return XCTFail("unexpected \(error)") }
+                guard case .imageSettingError(reason: .emptySource) = error else {
+                    return XCTFail("unexpected \(error)")
+                }
             }
         }
     }
