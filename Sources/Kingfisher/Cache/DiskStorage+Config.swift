@@ -6,12 +6,13 @@ extension DiskStorage {
         /// The cache's name; the directory is `com.onevcat.Kingfisher.ImageCache.<name>` under ``directory``.
         public let name: String
 
-        /// The most bytes (sum of file sizes) the directory holds. When a write takes the total over it, or on
-        /// the ``sweepInterval`` timer, the least recently accessed files are removed until the total is at most
-        /// half the limit. `0` means no limit.
+        /// The most bytes (sum of file sizes) the directory should hold; `0` means no limit.
+        /// ``DiskStorage/Backend/removeSizeExceededValues()`` removes the least recently accessed files until the
+        /// total is at most half of it. The storage never does so by itself, as in Kingfisher: an ``ImageCache``
+        /// over it does, after a write takes the total over the limit and on its ``sweepInterval`` timer.
         ///
-        /// - Note: Kingfisher only enforces this when an app goes to the background or terminates; Linux has no
-        ///   such events, so it is enforced after writes and on a timer instead, off the caller's thread.
+        /// - Note: Kingfisher's cache cleans when an app goes to the background or terminates; Linux has no such
+        ///   events, so the cache cleans after writes and on a timer instead, off the caller's thread.
         public var sizeLimit: UInt
 
         /// How long a file lives when stored without its own expiration. `.days(7)` by default.
@@ -37,8 +38,8 @@ extension DiskStorage {
             directory.appendingPathComponent(cacheName, isDirectory: true)
         }
 
-        /// Seconds between background sweeps of expired and size-exceeding files. `600` by default; `0` turns the
-        /// timer off. Fixed when the backend is created. Ours.
+        /// Seconds between the background sweeps of expired and size-exceeding files that an ``ImageCache`` over
+        /// this storage runs. `600` by default; `0` turns the timer off. Read when the cache is created. Ours.
         public var sweepInterval: TimeInterval = 600
 
         /// The clock that decides expiration and access order. `Date.init` by default; ours, so tests can move time.

@@ -60,52 +60,15 @@ extension DiskStorage.Backend {
         return summary
     }
 
-    /// A stream of the URLs of files each background or explicit sweep removed (expired or over the size limit),
-    /// one element per sweep that removed anything. Each call makes an independent stream; it finishes when the
-    /// storage is released. Ours: Kingfisher posts `KingfisherDidCleanDiskCache` through `NotificationCenter`.
-    public func sweepEvents() -> AsyncStream<[URL]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [URL].self, bufferingPolicy: .bufferingNewest(64))
-        let id = state.withLock { state in
-            let id = state.nextListener
-            state.nextListener += 1
-            state.listeners[id] = continuation
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
-        }
-        return stream
-    }
-
-    /// Removes expired files, then size-exceeding ones, and reports them to ``sweepEvents()``; returns them.
-    /// Runs by itself after writes that exceed the size limit and every ``DiskStorage/Config/sweepInterval``.
-    @discardableResult
-    public func sweep() throws(KingfisherError) -> [URL] {
-        let removed = try removeExpiredValues() + removeSizeExceededValues()
-        publish(removed)
-        return removed
-    }
-
-    func publish(_ removed: [URL]) {
-        guard !removed.isEmpty else { return }
-        let listeners = state.withLock { Array($0.listeners.values) }
-        for listener in listeners { listener.yield(removed) }
-    }
-
-    /// Counts a finished write; schedules a sweep when the total goes over the limit or was never measured.
+    /// Counts a finished write (which also proves the directory exists).
     func noteWrite(added: UInt, replaced: UInt) {
-        let shouldSweep = state.withLock { state -> Bool in
+        state.withLock { state in
+            state.directoryReady = true
             state.changeSinceMeasuring += Int(clamping: added) - Int(clamping: replaced)
             if let known = state.knownTotalSize {
                 state.knownTotalSize = known - min(known, replaced) + added
             }
-            let limit = state.config.sizeLimit
-            let over = state.knownTotalSize.map { limit > 0 && $0 > limit } ?? (limit > 0)
-            guard over, !state.sweepScheduled else { return false }
-            state.sweepScheduled = true
-            return true
         }
-        if shouldSweep { scheduleSweep() }
     }
 
     func noteRemoval(_ size: UInt) {
@@ -115,21 +78,14 @@ extension DiskStorage.Backend {
         }
     }
 
-    /// Runs a sweep on the storage's own serial queue, never on the caller's thread.
-    func scheduleSweep() {
-        sweepQueue.async { [weak self] in
-            guard let self else { return }
-            let removed = (try? self.sweep()) ?? []
-            // Writes during the sweep may have taken the total over the limit again: sweep once more then.
-            let again = self.state.withLock { state -> Bool in
-                let limit = state.config.sizeLimit
-                guard !removed.isEmpty, limit > 0, let known = state.knownTotalSize, known > limit else {
-                    state.sweepScheduled = false
-                    return false
-                }
-                return true
-            }
-            if again { self.scheduleSweep() }
+    /// Whether the files may add up to more than ``DiskStorage/Config/sizeLimit``, from the running total (no
+    /// I/O): `true` when there is a limit and the total was never measured. What ``ImageCache`` asks after a write
+    /// to decide on a sweep; the storage itself never trims (``removeSizeExceededValues()`` does, when called).
+    var mayExceedSizeLimit: Bool {
+        state.withLock { state in
+            let limit = state.config.sizeLimit
+            guard limit > 0 else { return false }
+            return state.knownTotalSize.map { $0 > limit } ?? true
         }
     }
 
@@ -143,24 +99,6 @@ extension DiskStorage.Backend {
             state.knownTotalSize = UInt(max(0, Int(clamping: total) + state.changeSinceMeasuring))
         }
         return files
-    }
-
-    /// Starts the timer task that schedules sweeps; it needs no run loop and ends with the storage.
-    func startSweeper(interval: TimeInterval) {
-        guard interval > 0, interval.isFinite else { return }
-        let task = Task.detached(priority: .utility) { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(interval))
-                guard let self else { return }
-                let start = self.state.withLock { state -> Bool in
-                    guard !state.sweepScheduled else { return false }
-                    state.sweepScheduled = true
-                    return true
-                }
-                if start { self.scheduleSweep() }
-            }
-        }
-        sweeper.withLock { $0 = task }
     }
 
     /// The directory's entries; empty when the directory does not exist.

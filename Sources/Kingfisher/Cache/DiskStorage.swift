@@ -22,19 +22,18 @@ public enum DiskStorage {
             var config: Config
             /// The total size as last measured plus what this process wrote since; `nil` until first measured.
             var knownTotalSize: UInt?
-            var sweepScheduled = false
             /// Bytes written minus bytes removed since the last measurement began.
             var changeSinceMeasuring = 0
-            var listeners: [UInt64: AsyncStream<[URL]>.Continuation] = [:]
-            var nextListener: UInt64 = 0
+            /// `false` while the directory could not be created when the storage was made (until a write makes it).
+            var directoryReady = true
             var logger: Logger?
         }
 
         /// The directory the files are in.
         public let directoryURL: URL
         let state: Mutex<State>
-        let sweepQueue = DispatchQueue(label: "com.onevcat.Kingfisher.DiskStorage.sweep", qos: .utility)
-        let sweeper = Mutex<Task<Void, Never>?>(nil)
+        /// Where the clean-up of the temporaries of writes abandoned before the storage was opened runs.
+        let openingQueue = DispatchQueue(label: "com.onevcat.Kingfisher.DiskStorage.opening", qos: .utility)
 
         /// Creates a storage and its directory.
         /// - Throws: ``KingfisherError/CacheErrorReason/cannotCreateDirectory(path:error:)``.
@@ -44,22 +43,23 @@ public enum DiskStorage {
         }
 
         /// Creates a storage; a directory that cannot be created now is tried again on the next write.
+        ///
+        /// Until then (unless it appears by other means) reads throw
+        /// ``KingfisherError/CacheErrorReason/diskStorageIsNotReady(cacheURL:)``, as in Kingfisher.
         /// - Parameter creatingDirectory: whether to create the directory now; `false` leaves it to the first
         ///   write (a storage that is never written, such as a memory-only cache's, never creates it).
         public init(noThrowConfig config: Config, creatingDirectory: Bool) {
             self.directoryURL = config.directoryURL
             self.state = Mutex(State(config: config))
-            if creatingDirectory { try? prepareDirectory() }
-            startSweeper(interval: config.sweepInterval)
-            // Writes a killed process left half done: found with a directory listing, so not on the caller's thread.
-            sweepQueue.async { [weak self] in self?.removeAbandonedTemporaries() }
-        }
-
-        deinit {
-            sweeper.withLock { $0?.cancel() }
-            state.withLock { state in
-                for listener in state.listeners.values { listener.finish() }
+            if creatingDirectory {
+                do {
+                    try prepareDirectory()
+                } catch {
+                    state.withLock { $0.directoryReady = false }
+                }
             }
+            // Writes a killed process left half done: found with a directory listing, so not on the caller's thread.
+            openingQueue.async { [weak self] in self?.removeAbandonedTemporaries() }
         }
 
         /// The configuration. Changing the name or directory does not move ``directoryURL``.
@@ -128,10 +128,13 @@ public enum DiskStorage {
         /// - Parameter extendingExpiration: what the read does to the expiration. `.cacheTime` (the same
         ///   duration again, from now) by default.
         /// - Throws: ``KingfisherError/CacheErrorReason/cannotLoadDataFromDisk(url:error:)`` when the file exists
-        ///   but cannot be read or converted.
+        ///   but cannot be read or converted;
+        ///   ``KingfisherError/CacheErrorReason/diskStorageIsNotReady(cacheURL:)`` when the directory could not be
+        ///   created when the storage was made and still does not exist.
         public func value(
             forKey key: String, forcedExtension: String? = nil, extendingExpiration: ExpirationExtending = .cacheTime
         ) throws(KingfisherError) -> T? {
+            try checkDirectoryReady()
             let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
             let now = config.now()
             guard let contents = try intactContents(of: fileURL, now: now) else { return nil }
@@ -226,6 +229,17 @@ public enum DiskStorage {
             } catch {
                 throw .cacheError(reason: .cannotCreateDirectory(path: directoryURL.path, error: error))
             }
+            state.withLock { $0.directoryReady = true }
+        }
+
+        /// Throws ``KingfisherError/CacheErrorReason/diskStorageIsNotReady(cacheURL:)`` while the directory that
+        /// could not be created at initialisation is still missing; one `stat` in that state, nothing otherwise.
+        private func checkDirectoryReady() throws(KingfisherError) {
+            guard !state.withLock({ $0.directoryReady }) else { return }
+            guard let meta = CacheFileSystem.meta(atPath: directoryURL.path), !meta.isRegularFile else {
+                throw .cacheError(reason: .diskStorageIsNotReady(cacheURL: directoryURL))
+            }
+            state.withLock { $0.directoryReady = true }
         }
 
         func removeFile(at url: URL) throws(KingfisherError) {

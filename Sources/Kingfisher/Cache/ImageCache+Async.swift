@@ -78,16 +78,18 @@ extension ImageCache {
         return try result.get()
     }
 
-    /// Removes the image from memory and disk.
+    /// Removes the image from memory and disk; returns when the disk file is gone.
+    /// - Throws: ``KingfisherError/CacheErrorReason/cannotRemoveCacheFile(fileURL:error:)`` when the file exists
+    ///   and could not be removed (the callback form logs it instead).
     public func removeImage(
         forKey key: String, processorIdentifier identifier: String = "", forcedExtension: String? = nil,
         fromMemory: Bool = true, fromDisk: Bool = true
     ) async throws {
-        let failure: (any Error)? = await withCheckedContinuation { continuation in
+        let failure: KingfisherError? = await withCheckedContinuation { continuation in
             removeImage(
                 forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension,
                 fromMemory: fromMemory, fromDisk: fromDisk
-            ) { continuation.resume(returning: $0) }
+            ) { (failure: KingfisherError?) in continuation.resume(returning: failure) }
         }
         if let failure { throw failure }
     }

@@ -1,28 +1,49 @@
 import Foundation
+import Logging
 
 extension ImageCache {
-    /// Removes the image under `key@processorIdentifier` from memory at once and from disk off the caller's
-    /// thread; `completionHandler` gets the disk error, if any.
+    /// Removes the image under `key@processorIdentifier` (with `forcedExtension` on disk) from memory at once and
+    /// from disk off the caller's thread, then calls `completionHandler` on `callbackQueue`.
+    ///
+    /// A disk removal that fails (anything but the file being gone already) is logged to ``logger``; the `async`
+    /// ``removeImage(forKey:processorIdentifier:forcedExtension:fromMemory:fromDisk:)`` throws it instead.
     public func removeImage(
         forKey key: String, processorIdentifier identifier: String = "", forcedExtension: String? = nil,
         fromMemory: Bool = true, fromDisk: Bool = true, callbackQueue: CallbackQueue = .untouch,
-        completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
+        completionHandler: (@Sendable () -> Void)? = nil
+    ) {
+        removeImage(
+            forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension, fromMemory: fromMemory,
+            fromDisk: fromDisk
+        ) { failure in
+            if let failure {
+                self.logger?.warning(
+                    "A disk cache file could not be removed",
+                    metadata: ["kf.key": "\(key)", "kf.error": "\(failure.errorDescription ?? "\(failure)")"])
+            }
+            guard let completionHandler else { return }
+            callbackQueue.execute { completionHandler() }
+        }
+    }
+
+    /// The removal, reporting the disk error (if any) on the I/O queue, or at once when `fromDisk` is `false`.
+    func removeImage(
+        forKey key: String, processorIdentifier identifier: String, forcedExtension: String?, fromMemory: Bool,
+        fromDisk: Bool, reporting done: @escaping @Sendable (KingfisherError?) -> Void
     ) {
         let computed = Self.computedKey(forKey: key, processorIdentifier: identifier)
         if fromMemory { memoryStorage.remove(forKey: computed) }
         guard fromDisk else {
-            if let completionHandler { callbackQueue.execute { completionHandler(nil) } }
+            done(nil)
             return
         }
         ioQueue.async(flags: .barrier) {
-            var failure: (any Error)?
-            do {
+            do throws(KingfisherError) {
                 try self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
+                done(nil)
             } catch {
-                failure = error
+                done(error)
             }
-            guard let completionHandler else { return }
-            callbackQueue.execute { [failure] in completionHandler(failure) }
         }
     }
 
@@ -57,10 +78,11 @@ extension ImageCache {
     }
 
     /// Removes expired files, then the least recently used ones while the size limit is exceeded, off the caller's
-    /// thread; the removed files' hashes go to ``diskCacheCleanedEvents()``. Then calls `handler`.
+    /// thread; the removed files' hashes go to ``diskCacheCleanedEvents()`` and, as in Kingfisher, to a
+    /// `KingfisherDidCleanDiskCache` notification. Then calls `handler` (on that thread).
     public func cleanExpiredDiskCache(completion handler: (@Sendable () -> Void)? = nil) {
         ioQueue.async(flags: .barrier) {
-            _ = try? self.diskStorage.sweep()
+            self.sweepDisk()
             handler?()
         }
     }
@@ -80,26 +102,15 @@ extension ImageCache {
 
     /// The hashes (file names, as ``hash(forKey:processorIdentifier:forcedExtension:)`` gives) of the files each
     /// disk sweep removed: explicit ones (``cleanExpiredDiskCache(completion:)``), those after a write that went
-    /// over the size limit, and the periodic ones. One element per sweep that removed something.
+    /// over the size limit, and the periodic ones. One element per sweep that removed something; the same sweeps
+    /// post `Notification.Name.KingfisherDidCleanDiskCache`. Ours.
     ///
     /// Each call returns an independent stream; it ends when the cache is released or the consumer stops.
     ///
     /// ```swift
     /// Task { for await hashes in cache.diskCacheCleanedEvents() { log.info("evicted \(hashes.count)") } }
     /// ```
-    ///
-    /// - Note: Kingfisher posts `KingfisherDidCleanDiskCache` with `KingfisherDiskCacheCleanedHashKey`; this is
-    ///   the Linux replacement, with no `NotificationCenter` or run loop involved.
     public func diskCacheCleanedEvents() -> AsyncStream<[String]> {
-        let source = diskStorage.sweepEvents()
-        return AsyncStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
-            let forwarder = Task {
-                for await urls in source {
-                    continuation.yield(urls.map(\.lastPathComponent))
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in forwarder.cancel() }
-        }
+        sweeper.addListener()
     }
 }

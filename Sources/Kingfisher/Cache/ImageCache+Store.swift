@@ -88,6 +88,7 @@ extension ImageCache {
             try diskStorage.store(
                 value: data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
                 forcedExtension: forcedExtension)
+            sweepIfOverSizeLimit()
             return .success(())
         } catch {
             logFailedWrite(error, computedKey: computedKey)

@@ -17,9 +17,9 @@ public import Logging
 /// ```
 ///
 /// - Note: Unlike Kingfisher on Apple platforms, callbacks default to ``CallbackQueue/untouch`` (no main run
-///   loop is needed), the disk size limit is enforced after writes and on a timer, and a file that no longer
-///   decodes is removed on the lookup that finds it. Learn about disk sweeps with ``diskCacheCleanedEvents()``
-///   instead of `Notification.Name.KingfisherDidCleanDiskCache`.
+///   loop is needed), the disk size limit is enforced after writes and on a timer (Kingfisher cleans on app
+///   lifecycle events), and a file that no longer decodes is removed on the lookup that finds it. Learn about disk
+///   sweeps with ``diskCacheCleanedEvents()`` or `Notification.Name.KingfisherDidCleanDiskCache`.
 public final class ImageCache: Sendable {
     /// The shared cache, named `"default"`, in the user's caches directory.
     public static let `default` = ImageCache(name: "default")
@@ -39,6 +39,8 @@ public final class ImageCache: Sendable {
 
     /// Where disk I/O and decoding run: concurrent for lookups, exclusive (barrier) for writes and removals.
     let ioQueue: DispatchQueue
+    /// The automatic disk sweeps and their listeners.
+    let sweeper: DiskSweeper
 
     /// Builds the disk cache directory from a base directory and the cache's directory name.
     public typealias DiskCachePathClosure = @Sendable (_ directory: URL, _ cacheName: String) -> URL
@@ -49,6 +51,9 @@ public final class ImageCache: Sendable {
         self.diskStorage = diskStorage
         let label = "com.onevcat.Kingfisher.ImageCache.ioQueue.\(diskStorage.directoryURL.lastPathComponent)"
         self.ioQueue = DispatchQueue(label: label, qos: .utility, attributes: .concurrent)
+        self.sweeper = DiskSweeper(
+            label: "com.onevcat.Kingfisher.ImageCache.sweep.\(diskStorage.directoryURL.lastPathComponent)")
+        startPeriodicSweeps()
     }
 
     /// A cache named `name` in the user's caches directory. A directory that cannot be created now makes disk

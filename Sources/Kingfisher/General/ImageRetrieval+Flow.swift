@@ -107,10 +107,27 @@ extension ImageRetrieval {
 
     /// Steps 1 and 2: memory, then disk, under `key@processor`. A disk read that fails counts as a miss. A disk
     /// hit goes to memory only once the retrieval has committed (nothing is written after a cancel).
+    ///
+    /// As in Kingfisher, a memory hit made from animated data with other image-creating options is made again from
+    /// that data, and a disk hit of a serializer that keeps original data is processed (the file holds the
+    /// unprocessed bytes). Kingfisher processes memory hits of such a serializer again too; here memory holds the
+    /// processed image already, so they are not.
     private func fromTargetCache(_ source: Source) async -> CacheStep {
         let options = internalOptions
-        guard let (image, cacheType) = await lookUp(source.cacheKey, in: targetCache, options: options) else {
+        guard let (found, cacheType) = await lookUp(source.cacheKey, in: targetCache, options: options) else {
             return .miss
+        }
+        var prepared: Result<KFCrossPlatformImage, KingfisherError>?
+        if cacheType == .memory, CachedImageRebuild.isNeeded(for: found, options: options) {
+            prepared = await CachedImageRebuild.rebuilt(found, options: options)
+        } else if cacheType == .disk, options.cacheSerializer.originalDataUsed, hasCustomProcessor {
+            prepared = await CachedImageRebuild.processed(.image(found), options: options)
+        }
+        let image: KFCrossPlatformImage
+        switch prepared {
+        case nil: image = found
+        case .success(let made): image = made
+        case .failure(let error): return .done(.failure(error))
         }
         guard commit() else { return .cancelled }
         if cacheType == .disk {

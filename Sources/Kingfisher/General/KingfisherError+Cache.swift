@@ -1,7 +1,7 @@
 public import Foundation
 
 extension KingfisherError {
-    /// Reading or writing the memory or disk cache failed. Codes 3001...3011 are Kingfisher's; 3101... are ours.
+    /// Reading or writing the memory or disk cache failed. Codes 3001...3012 are Kingfisher's; 3101... are ours.
     public enum CacheErrorReason: Sendable {
         /// The cache directory could not be listed. Code 3001.
         case fileEnumeratorCreationFailed(url: URL)
@@ -26,6 +26,9 @@ extension KingfisherError {
         case cannotSetCacheFileAttribute(filePath: String, attributes: [String: Date], error: any Error)
         /// The disk storage's directory does not exist and could not be created. Code 3011.
         case diskStorageIsNotReady(cacheURL: URL)
+        /// A Live Photo file that was just stored (or found) is not on disk under its key and type: for example
+        /// bytes whose type could not be told stored without an extension. Code 3012.
+        case missingLivePhotoResourceOnDisk(_ resource: LivePhotoResource)
         /// Removing a cache file failed for a reason other than it being gone already. Code 3101 (ours).
         case cannotRemoveCacheFile(fileURL: URL, error: any Error)
     }
@@ -45,6 +48,7 @@ extension KingfisherError.CacheErrorReason {
         case .cannotCreateCacheFile: 3009
         case .cannotSetCacheFileAttribute: 3010
         case .diskStorageIsNotReady: 3011
+        case .missingLivePhotoResourceOnDisk: 3012
         case .cannotRemoveCacheFile: 3101
         }
     }
@@ -75,6 +79,10 @@ extension KingfisherError.CacheErrorReason {
             return "Cannot set \(names) of the cache file \(filePath): \(error)"
         case .diskStorageIsNotReady(let cacheURL):
             return "The disk cache directory \(cacheURL.path) does not exist and cannot be created."
+        case .missingLivePhotoResourceOnDisk(let resource):
+            let type = resource.referenceFileType.fileExtension
+            return "The Live Photo file for key \"\(resource.cacheKey)\" (type \(type.isEmpty ? "unknown" : type)) is "
+                + "not in the disk cache."
         case .cannotRemoveCacheFile(let fileURL, let error):
             return "Cannot remove the cache file \(fileURL.path): \(error)"
         }

@@ -15,6 +15,10 @@ extension KingfisherError {
         /// The caller cancelled the download task. `task` is the shared HTTP task the caller was attached to and
         /// `token` the caller's token on it. Code 1003.
         case taskCancelled(task: SessionDataTask, token: SessionDataTask.CancelToken)
+        /// The caller cancelled the loading of a Live Photo (the task running
+        /// ``KingfisherManager/retrieveLivePhoto(with:options:progressBlock:referenceTaskIdentifierChecker:)``).
+        /// Code 1004.
+        case livePhotoTaskCancelled(source: LivePhotoSource)
         /// The caller cancelled before its request was attached to an HTTP task (while the request modifier ran,
         /// or between retries). Code 1005.
         case asyncTaskContextCancelled
@@ -27,6 +31,7 @@ extension KingfisherError.RequestErrorReason {
         case .emptyRequest: 1001
         case .invalidURL: 1002
         case .taskCancelled: 1003
+        case .livePhotoTaskCancelled: 1004
         case .asyncTaskContextCancelled: 1005
         }
     }
@@ -41,6 +46,8 @@ extension KingfisherError.RequestErrorReason {
                 + "(use LocalFileImageDataProvider for file URLs)."
         case .taskCancelled(let task, let token):
             return "The download of \(task.url.absoluteString) was cancelled by its caller (token \(token))."
+        case .livePhotoTaskCancelled(let source):
+            return "The loading of a Live Photo of \(source.resources.count) files was cancelled by its caller."
         case .asyncTaskContextCancelled:
             return "The download was cancelled before its request was started."
         }

@@ -71,10 +71,13 @@ extension KingfisherManager {
     }
 
     /// Step 1 on the caller's thread: the processed image in the target's memory cache, unless `forceRefresh`.
+    /// An image that must be made again for these options (``CachedImageRebuild``) is left to the retrieval.
     func memoryHit(_ source: Source, options: KingfisherParsedOptionsInfo) -> RetrieveImageResult? {
         guard !options.forceRefresh else { return nil }
         let cache = options.targetCache ?? self.cache
-        guard let image = cache.retrieveImageInMemoryCache(forKey: source.cacheKey, options: options) else {
+        guard let image = cache.retrieveImageInMemoryCache(forKey: source.cacheKey, options: options),
+            !CachedImageRebuild.isNeeded(for: image, options: options)
+        else {
             return nil
         }
         let serializer = options.cacheSerializer

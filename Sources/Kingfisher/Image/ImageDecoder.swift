@@ -14,8 +14,9 @@ enum ImageDecoder {
         let format = try checkedFormat(of: data)
         let animated = format.canBeAnimated && !options.onlyFirstFrame
         let decoded = data.withUnsafeBytes { bytes in
-            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
+            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int, pages: Int) in
                 let opened = try open(bytes, format: format, allFrames: animated)
+                let pages = opened.int("n-pages") ?? 1
                 let pixels = opened.width * opened.height
                 let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
                 defer { gate.leave() }
@@ -23,17 +24,20 @@ enum ImageDecoder {
                     if format == .SVG { try SVGDrawingCost.check(bytes, pixels: pixels) }
                     return try upright(opened.srgb8().materialised(forPixels: pixels)).withoutProfile()
                 }
-                return (image, pixels)
+                return (image, pixels, pages)
             }
         }
-        let (storage, pixels) = try decoded.get()
+        let (storage, pixels, pages) = try decoded.get()
         VipsRuntime.releaseFreedMemory(afterDecoding: pixels)
         let animation = animated ? animationInfo(of: storage, totalDuration: options.duration) : nil
+        // The first frame of an animation keeps the animation's bytes, as in Kingfisher: a cache hit asked for
+        // every frame rebuilds the image from them.
+        let keepsData = animation != nil || (options.onlyFirstFrame && format.canBeAnimated && pages > 1)
         return KFCrossPlatformImage(
             storage: storage,
             scale: options.scale,
             animation: animation,
-            animatedImageData: animation == nil ? nil : data
+            animatedImageData: keepsData ? data : nil
         )
     }
 

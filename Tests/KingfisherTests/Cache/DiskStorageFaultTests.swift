@@ -31,6 +31,49 @@ struct DiskStorageFaultTests {
         }
     }
 
+    @Test func readingFromAStorageWhoseDirectoryCouldNotBeCreatedThrowsNotReady() async throws {
+        try await withTemporaryDirectory { directory in
+            // Given a storage made without throwing whose directory would be inside a regular file
+            let blocker = directory.appendingPathComponent("blocker")
+            try Data("file".utf8).write(to: blocker)
+            let disk = DiskStorage.Backend<Data>(noThrowConfig: diskConfig(blocker), creatingDirectory: true)
+            // When it is read: Kingfisher's diskStorageIsNotReady (3011), naming the directory
+            do throws(KingfisherError) {
+                _ = try disk.value(forKey: "a")
+                Issue.record("expected diskStorageIsNotReady")
+            } catch {
+                guard case .cacheError(reason: .diskStorageIsNotReady(let url)) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(url == disk.directoryURL)
+                #expect(error.errorCode == 3011)
+            }
+            // And through a cache over it, a disk lookup fails with the same reason
+            let cache = ImageCache(
+                memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: 0, cleanInterval: 0)),
+                diskStorage: disk)
+            do throws(KingfisherError) {
+                _ = try await cache.retrieveImageInDiskCache(forKey: "a")
+                Issue.record("expected diskStorageIsNotReady")
+            } catch {
+                #expect(error.errorCode == 3011)
+            }
+            // Once the directory can exist, a write makes it and reads work again
+            try FileManager.default.removeItem(at: blocker)
+            try disk.store(value: Data([7]), forKey: "a")
+            #expect(try disk.value(forKey: "a") == Data([7]))
+        }
+    }
+
+    @Test func aStorageThatDefersItsDirectoryReadsMissesNotNotReady() async throws {
+        try await withTemporaryDirectory { directory in
+            let disk = DiskStorage.Backend<Data>(noThrowConfig: diskConfig(directory), creatingDirectory: false)
+            let value = try disk.value(forKey: "a")
+            #expect(value == nil)
+        }
+    }
+
     @Test func aDeletedDirectoryIsAMissThenIsRecreatedOnWrite() async throws {
         try await withTemporaryDirectory { directory in
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))

@@ -139,30 +139,19 @@ struct DiskStorageTests {
         }
     }
 
-    @Test func aWriteOverTheLimitTriggersABackgroundSweep() async throws {
+    @Test func writesOverTheLimitAreNotTrimmedByTheStorageItself() async throws {
         try await withTemporaryDirectory { directory in
-            // Given a 1000-byte limit and a listener for sweeps
+            // Given a storage with a 1000-byte limit and no cache over it
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory, sizeLimit: 1000))
-            let events = disk.sweepEvents()
-            // When 12 files of 100 bytes are written (no one calls a sweep)
+            // When 12 files of 100 bytes are written
             for index in 0..<12 { try disk.store(value: Data(count: 100), forKey: "\(index)") }
-            // Then a sweep runs by itself and brings the total to half the limit (plus what was written after it)
-            var iterator = events.makeAsyncIterator()
-            let removed = await iterator.next()
-            #expect((removed?.count ?? 0) >= 6)
-            #expect(try disk.totalSize() <= 600)
-        }
-    }
-
-    @Test func theTimerSweepsExpiredFiles() async throws {
-        try await withTemporaryDirectory { directory in
-            let clock = TestClock()
-            var config = diskConfig(directory, clock: clock)
-            config.sweepInterval = 0.05
-            let disk = try DiskStorage.Backend<Data>(config: config)
-            try disk.store(value: Data([1]), forKey: "a", expiration: .seconds(5))
-            clock.advance(by: 6)
-            #expect(await eventually { cacheFiles(in: disk.directoryURL).isEmpty })
+            // Then all of them stay (Kingfisher: trimming is `removeSizeExceededValues()`, called explicitly) ...
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(cacheFiles(in: disk.directoryURL).count == 12)
+            #expect(try disk.totalSize() == 1200)
+            // ... until it is called
+            #expect(try disk.removeSizeExceededValues().count == 7)
+            #expect(try disk.totalSize() == 500)
         }
     }
 

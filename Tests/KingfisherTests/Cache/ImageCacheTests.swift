@@ -162,7 +162,7 @@ struct ImageCacheTests {
         }
     }
 
-    @Test func cleaningReportsRemovedHashesWithoutNotifications() async throws {
+    @Test func cleaningReportsRemovedHashesToTheEventStream() async throws {
         try await withTemporaryDirectory { directory in
             let clock = TestClock()
             let cache = try makeCache(in: directory, clock: clock)
