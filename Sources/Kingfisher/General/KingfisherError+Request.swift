@@ -18,6 +18,11 @@ extension KingfisherError {
         /// The caller cancelled before its request was attached to an HTTP task (while the request modifier ran,
         /// or between retries). Code 1005.
         case asyncTaskContextCancelled
+        /// The caller cancelled a retrieval while its ``ImageDataProvider`` was loading (or its data was being
+        /// decoded and processed): the returned ``DownloadTask`` was cancelled, or the Swift task of an `async`
+        /// retrieval. The provider's task is cancelled too, so a provider that honours task cancellation stops.
+        /// ``KingfisherError/isTaskCancelled`` is `true` for it. Code 1006.
+        case dataProviderCancelled(provider: any ImageDataProvider)
     }
 }
 
@@ -28,6 +33,7 @@ extension KingfisherError.RequestErrorReason {
         case .invalidURL: 1002
         case .taskCancelled: 1003
         case .asyncTaskContextCancelled: 1005
+        case .dataProviderCancelled: 1006
         }
     }
 
@@ -43,6 +49,8 @@ extension KingfisherError.RequestErrorReason {
             return "The download of \(task.originalURL.absoluteString) was cancelled by its caller (token \(token))."
         case .asyncTaskContextCancelled:
             return "The download was cancelled before its request was started."
+        case .dataProviderCancelled(let provider):
+            return "Loading the image of the data provider with cache key \(provider.cacheKey) was cancelled by its caller."
         }
     }
 }
