@@ -19,8 +19,8 @@ public struct DownsamplingImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        guard !size.width.isNaN, !size.height.isNaN else { return nil }
         let side = max(size.width, size.height)
-        guard !side.isNaN else { return nil }
         switch item {
         case .image(let image):
             let scaled = image.kf.scaled(to: options.scaleFactor)
