@@ -51,6 +51,19 @@ struct AVAssetImageDataProviderTests {
         }
     }
 
+    @Test("the cache key is Kingfisher's: the URL's cache key, then the time in seconds at a timescale of 600")
+    func cacheKeyIsKingfishers() {
+        let file = URL(fileURLWithPath: "/videos/clip.mp4")
+        #expect(AVAssetImageDataProvider(assetURL: file, seconds: 2).cacheKey == file.cacheKey + "_2.0")
+        #expect(file.cacheKey.hasPrefix("kingfisher.local.cacheKey"))
+        let remote = URL(string: "https://example.com/v.mp4")!
+        #expect(AVAssetImageDataProvider(assetURL: remote, seconds: 1.5).cacheKey == "https://example.com/v.mp4_1.5")
+        // CMTime(seconds:preferredTimescale: 600) keeps whole 600ths of a second
+        #expect(
+            AVAssetImageDataProvider(assetURL: remote, seconds: 0.1234).cacheKey
+                == "https://example.com/v.mp4_\(74.0 / 600)")
+    }
+
     @Test("over HTTP through the manager, cached under the URL and the time")
     func throughManagerOverHTTP() async throws {
         try await withManager { f in
