@@ -50,7 +50,8 @@ extension KingfisherError.RequestErrorReason {
         case .asyncTaskContextCancelled:
             return "The download was cancelled before its request was started."
         case .dataProviderCancelled(let provider):
-            return "Loading the image of the data provider with cache key \(provider.cacheKey) was cancelled by its caller."
+            return
+                "Loading the image of the data provider with cache key \(provider.cacheKey) was cancelled by its caller."
         }
     }
 }

@@ -92,6 +92,7 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
 extension KFCrossPlatformImage {
     /// The first frame of an animated image as a still image.
     func firstFrame() throws(VipsError) -> KFCrossPlatformImage {
-        KFCrossPlatformImage(storage: try storage.frame(0).materialised(), scale: scale, animation: nil, animatedImageData: nil)
+        KFCrossPlatformImage(
+            storage: try storage.frame(0).materialised(), scale: scale, animation: nil, animatedImageData: nil)
     }
 }

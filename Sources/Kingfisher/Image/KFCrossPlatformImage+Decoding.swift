@@ -53,7 +53,9 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
     public static func downsampledImage(data: Data, to pointSize: CGSize, scale: CGFloat) -> KFCrossPlatformImage? {
         let side = max(pointSize.width, pointSize.height) * scale
         guard !pointSize.width.isNaN, !pointSize.height.isNaN, !side.isNaN else { return nil }
-        guard side > 0 else { return try? ImageDecoder.decode(data, options: .init(scale: scale, onlyFirstFrame: true)) }
+        guard side > 0 else {
+            return try? ImageDecoder.decode(data, options: .init(scale: scale, onlyFirstFrame: true))
+        }
         let pixels = Int(min(side, CGFloat(Int32.max)).rounded(.up))
         return try? ImageDecoder.thumbnail(data, maxPixelSize: pixels, scale: scale)
     }

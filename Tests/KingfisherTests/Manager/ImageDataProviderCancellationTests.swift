@@ -89,7 +89,9 @@ final class ImageDataProviderCancellationTests: XCTestCase {
         try await withManager { f in
             let provider = CooperativeProvider(cacheKey: "async-cooperative")
             let manager = f.manager
-            let retrieval = Task { try await manager.retrieveImage(with: .provider(provider), options: [.waitForCache]) }
+            let retrieval = Task {
+                try await manager.retrieveImage(with: .provider(provider), options: [.waitForCache])
+            }
             await provider.started.wait(for: 1)
             retrieval.cancel()
             let result = await retrieval.result

@@ -59,7 +59,8 @@ final class CallbackQueueTests: XCTestCase {
             let collector = RetrievalCollector()
             f.manager.retrieveImage(
                 with: .provider(RawImageDataProvider(data: Fixtures.png(), cacheKey: "queued")),
-                options: [.processingQueue(.operationQueue(queue)), .waitForCache], completionHandler: collector.handler)
+                options: [.processingQueue(.operationQueue(queue)), .waitForCache], completionHandler: collector.handler
+            )
             // Then the decode waits on that queue, and finishes once the queue runs it
             let enqueued = await eventually(timeout: 10) { queue.count == 1 }
             XCTAssertTrue(enqueued)

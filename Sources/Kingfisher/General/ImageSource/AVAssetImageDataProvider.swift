@@ -96,7 +96,9 @@ public struct AVAssetImageDataProvider: ImageDataProvider {
             throw ProviderError.ffmpegFailed(status: outcome.status, message: lastLine)
         }
         guard !outcome.standardOutput.isEmpty else { throw ProviderError.noFrame(seconds: seconds) }
-        guard outcome.standardOutput.kf.imageFormat == .PNG else { throw AVAssetImageDataProviderError.invalidImage(nil) }
+        guard outcome.standardOutput.kf.imageFormat == .PNG else {
+            throw AVAssetImageDataProviderError.invalidImage(nil)
+        }
         return outcome.standardOutput
     }
 }
