@@ -109,6 +109,23 @@ final class ImageFrameSourceTests: XCTestCase {
         XCTAssertNil(KingfisherWrapper<KFCrossPlatformImage>.animatedImage(source: empty, options: .init()))
     }
 
+    func testDecodedAnimatedDataHasAFrameSourceOverItsFrames() throws {
+        let gif = try Fixtures.animation(colors: [red, green, blue], durations: [0.1, 0.2, 0.3], width: 40, height: 20)
+            .kf.encoded(as: .GIF)
+        let image = try XCTUnwrap(KingfisherWrapper<KFCrossPlatformImage>.animatedImage(data: gif, options: .init()))
+        let source = try XCTUnwrap(image.kf.frameSource)
+        XCTAssertEqual(source.frameCount, 3)
+        XCTAssertEqual(source.data, gif)
+        XCTAssertEqual(source.duration(at: 1), 0.2, accuracy: 0.001)
+        XCTAssertEqual(source.frame(at: 2)?.pixel(20, 10)[0...2], blue[0...2])
+        XCTAssertNil(source.frame(at: 3))
+        let small = try XCTUnwrap(source.frame(at: 0, maxSize: CGSize(width: 10, height: 10)))
+        XCTAssertEqual(small.pixelWidth, 10)
+        XCTAssertEqual(small.pixelHeight, 5)
+        XCTAssertEqual(source.frame(at: 0, maxSize: CGSize(width: 0, height: 10))?.pixelWidth, 40, "0 does not limit")
+        XCTAssertNil(KFCrossPlatformImage(data: Fixtures.png())?.kf.frameSource, "a still image has none")
+    }
+
     func testGIFAnimatedImageReadsEveryFrameAndKingfishersDurationRule() throws {
         let read = try XCTUnwrap(
             GIFAnimatedImage(

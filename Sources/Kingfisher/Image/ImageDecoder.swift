@@ -32,12 +32,16 @@ enum ImageDecoder {
             animated ? animationInfo(of: storage, totalDuration: options.duration, keepsOneFrame: format == .GIF) : nil
         // The first frame alone of animated data still says how many frames the data has, as in Kingfisher.
         let sourceFrames = format.canBeAnimated && options.onlyFirstFrame ? pages.map { max(1, $0) } : nil
+        let frames = animation.map {
+            DecodedFrameSource(data: data, storage: storage, frameDurations: $0.frameDurations, scale: options.scale)
+        }
         return KFCrossPlatformImage(
             storage: storage,
             scale: options.scale,
             animation: animation,
             animatedImageData: animation == nil ? nil : data,
-            sourceFrameCount: sourceFrames
+            sourceFrameCount: sourceFrames,
+            frameSource: frames
         )
     }
 

@@ -11,7 +11,9 @@ extension KFCrossPlatformImage {
             storage: decoded.storage,
             scale: decoded.scale,
             animation: decoded.animation,
-            animatedImageData: decoded.animatedImageData
+            animatedImageData: decoded.animatedImageData,
+            sourceFrameCount: decoded.sourceFrameCount,
+            frameSource: decoded.frameSource
         )
     }
 
@@ -22,7 +24,9 @@ extension KFCrossPlatformImage {
             storage: decoded.storage,
             scale: decoded.scale,
             animation: decoded.animation,
-            animatedImageData: decoded.animatedImageData
+            animatedImageData: decoded.animatedImageData,
+            sourceFrameCount: decoded.sourceFrameCount,
+            frameSource: decoded.frameSource
         )
     }
 

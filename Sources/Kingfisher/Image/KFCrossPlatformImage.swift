@@ -131,9 +131,9 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// The data an animated image was decoded from (GIF or WebP), `nil` otherwise.
     public var animatedImageData: Data? { base.animatedImageData }
 
-    /// The custom frame source an animated image was made from with
-    /// ``KingfisherWrapper/animatedImage(source:options:baseImage:)``; `nil` otherwise (decoded data keeps its
-    /// frames in the image itself).
+    /// The frame source of an animated image: the one it was made from with
+    /// ``KingfisherWrapper/animatedImage(source:options:baseImage:)``, or for animated data decoded here one over the
+    /// image's own frames (Kingfisher's `CGImageFrameSource`); `nil` for a still image and for a processor's output.
     public var frameSource: (any ImageFrameSource)? { base.frameSource }
 
     /// The image with its orientation applied. Pixels here are always upright (EXIF orientation is applied when
