@@ -202,8 +202,12 @@ import Testing
         }
         #expect(KFCrossPlatformImage(data: Fixtures.png(), scale: 0)?.scale == 1)
         #expect(KFCrossPlatformImage(data: Fixtures.png(), scale: .nan)?.scale == 1)
+        // `.zero` keeps the full image, as Kingfisher (iOS 17.4 and later); a NaN size gives nothing
+        let full = KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: Fixtures.png(), to: .zero, scale: 1)
+        #expect(full?.pixelWidth == KFCrossPlatformImage(data: Fixtures.png())?.pixelWidth)
         #expect(
-            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: Fixtures.png(), to: .zero, scale: 1) == nil)
+            KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
+                data: Fixtures.png(), to: CGSize(width: CGFloat.nan, height: 1), scale: 1) == nil)
     }
 
     @Test func svgCannotBeEncoded() {

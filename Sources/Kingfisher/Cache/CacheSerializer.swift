@@ -40,7 +40,7 @@ public struct DefaultCacheSerializer: CacheSerializer {
         if preferCacheOriginalData, let original, original.kf.imageFormat != .unknown { return original }
         var format = original?.kf.imageFormat ?? .unknown
         if format == .unknown || !ImageEngine.canEncode(format) {
-            format = image.kf.imageFrameCount > 1 ? .GIF : .PNG
+            format = image.kf.frameDurations.count > 1 ? .GIF : .PNG
         }
         // An animated GIF's own bytes are its most faithful encoding (`gifRepresentation` returns them).
         return image.kf.data(format: format, compressionQuality: compressionQuality)

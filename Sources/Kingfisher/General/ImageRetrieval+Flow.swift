@@ -221,24 +221,31 @@ extension ImageRetrieval {
 
     /// Step 4 for a provider: its data, decoded and processed on the processing pool.
     /// The provider runs in a task of its own that a cancel of the retrieval cancels, so a provider that honours
-    /// task cancellation (a ``ThumbnailImageDataProvider`` downloading) stops early.
+    /// task cancellation (a ``ThumbnailImageDataProvider`` downloading) stops early. A cancel from here until the
+    /// commit reports ``KingfisherError/RequestErrorReason/dataProviderCancelled(provider:)`` at once (as
+    /// Kingfisher 8.11 does, except that Kingfisher waits for a provider that ignores cancellation to return).
     private func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
+        let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
         let work = Task { try await provider.data() }
         let reportCancelled: @Sendable () -> Void = { [self] in
             work.cancel()
-            deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+            deliver(.failure(cancelled))
         }
-        if !task.setPending(onCancel: reportCancelled) { work.cancel() }
+        if !task.setPending(onCancel: reportCancelled) {
+            work.cancel()
+            if task.isCancelled { deliver(.failure(cancelled)) }
+        }
         let data: Data
         do {
             data = try await work.value
         } catch let error as KingfisherError {
-            return .failure(error)
+            return .failure(task.isCancelled ? cancelled : error)
         } catch {
+            if task.isCancelled { return .failure(cancelled) }
             return .failure(.imageSettingError(reason: .dataProviderError(provider: provider, error: error)))
         }
         // Cancelled while the provider worked: the caller was told; do no decoding.
-        guard !task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
+        guard !task.isCancelled else { return .failure(cancelled) }
         let processingOptions = internalOptions
         let result = await ImageProcessingPool.run(on: options.processingQueue, decoding: data) {
             ImageDownloader.image(from: data, options: processingOptions)

@@ -3,12 +3,12 @@
 #endif
 
 extension KingfisherError {
-    /// Whether the caller cancelled the task (``RequestErrorReason/taskCancelled(task:token:)`` or
-    /// ``RequestErrorReason/asyncTaskContextCancelled``).
+    /// Whether the caller cancelled the task (``RequestErrorReason/taskCancelled(task:token:)``,
+    /// ``RequestErrorReason/asyncTaskContextCancelled`` or ``RequestErrorReason/dataProviderCancelled(provider:)``).
     public var isTaskCancelled: Bool {
         guard case .requestError(let reason) = self else { return false }
         switch reason {
-        case .taskCancelled, .asyncTaskContextCancelled: return true
+        case .taskCancelled, .asyncTaskContextCancelled, .dataProviderCancelled: return true
         default: return false
         }
     }

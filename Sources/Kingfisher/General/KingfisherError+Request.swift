@@ -22,6 +22,11 @@ extension KingfisherError {
         /// The caller cancelled before its request was attached to an HTTP task (while the request modifier ran,
         /// or between retries). Code 1005.
         case asyncTaskContextCancelled
+        /// The caller cancelled a retrieval while its ``ImageDataProvider`` was loading (or its data was being
+        /// decoded and processed): the returned ``DownloadTask`` was cancelled, or the Swift task of an `async`
+        /// retrieval. The provider's task is cancelled too, so a provider that honours task cancellation stops.
+        /// ``KingfisherError/isTaskCancelled`` is `true` for it. Code 1006.
+        case dataProviderCancelled(provider: any ImageDataProvider)
     }
 }
 
@@ -33,6 +38,7 @@ extension KingfisherError.RequestErrorReason {
         case .taskCancelled: 1003
         case .livePhotoTaskCancelled: 1004
         case .asyncTaskContextCancelled: 1005
+        case .dataProviderCancelled: 1006
         }
     }
 
@@ -50,6 +56,9 @@ extension KingfisherError.RequestErrorReason {
             return "The loading of a Live Photo of \(source.resources.count) files was cancelled by its caller."
         case .asyncTaskContextCancelled:
             return "The download was cancelled before its request was started."
+        case .dataProviderCancelled(let provider):
+            return
+                "Loading the image of the data provider with cache key \(provider.cacheKey) was cancelled by its caller."
         }
     }
 }

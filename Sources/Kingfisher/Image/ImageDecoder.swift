@@ -14,9 +14,8 @@ enum ImageDecoder {
         let format = try checkedFormat(of: data)
         let animated = format.canBeAnimated && !options.onlyFirstFrame
         let decoded = data.withUnsafeBytes { bytes in
-            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int, pages: Int) in
+            Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int, pages: Int?) in
                 let opened = try open(bytes, format: format, allFrames: animated)
-                let pages = opened.int("n-pages") ?? 1
                 let pixels = opened.width * opened.height
                 let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
                 defer { gate.leave() }
@@ -24,20 +23,27 @@ enum ImageDecoder {
                     if format == .SVG { try SVGDrawingCost.check(bytes, pixels: pixels) }
                     return try upright(opened.srgb8().materialised(forPixels: pixels)).withoutProfile()
                 }
-                return (image, pixels, pages)
+                return (image, pixels, opened.int("n-pages"))
             }
         }
         let (storage, pixels, pages) = try decoded.get()
         VipsRuntime.releaseFreedMemory(afterDecoding: pixels)
-        let animation = animated ? animationInfo(of: storage, totalDuration: options.duration) : nil
-        // The first frame of an animation keeps the animation's bytes, as in Kingfisher: a cache hit asked for
-        // every frame rebuilds the image from them.
-        let keepsData = animation != nil || (options.onlyFirstFrame && format.canBeAnimated && pages > 1)
+        let animation =
+            animated ? animationInfo(of: storage, totalDuration: options.duration, keepsOneFrame: format == .GIF) : nil
+        // The first frame alone of animated data still says how many frames the data has, as in Kingfisher; it
+        // keeps the animation's bytes too, so a cache hit asked for every frame rebuilds the image from them.
+        let sourceFrames = format.canBeAnimated && options.onlyFirstFrame ? pages.map { max(1, $0) } : nil
+        let keepsData = animation != nil || (options.onlyFirstFrame && format.canBeAnimated && (pages ?? 1) > 1)
+        let frames = animation.map {
+            DecodedFrameSource(data: data, storage: storage, frameDurations: $0.frameDurations, scale: options.scale)
+        }
         return KFCrossPlatformImage(
             storage: storage,
             scale: options.scale,
             animation: animation,
-            animatedImageData: keepsData ? data : nil
+            animatedImageData: keepsData ? data : nil,
+            sourceFrameCount: sourceFrames,
+            frameSource: frames
         )
     }
 
@@ -187,12 +193,14 @@ enum ImageDecoder {
         return try image.apply("autorot") { cvips_autorot($0, $1) }.materialised()
     }
 
-    private static func animationInfo(of image: VipsImageHandle, totalDuration: TimeInterval) -> KFCrossPlatformImage
-        .Animation?
-    {
+    /// The frames and timing of a decode of every frame; `nil` for one frame unless `keepsOneFrame` (a GIF, which
+    /// Kingfisher makes an animation of one frame whatever its frame count).
+    private static func animationInfo(
+        of image: VipsImageHandle, totalDuration: TimeInterval, keepsOneFrame: Bool
+    ) -> KFCrossPlatformImage.Animation? {
         let frameHeight = image.pageHeight
         let frameCount = image.height / max(1, frameHeight)
-        guard frameCount > 1 else { return nil }
+        guard frameCount > 1 || (keepsOneFrame && frameCount == 1) else { return nil }
         let durations: [TimeInterval]
         if totalDuration > 0 {
             durations = Array(repeating: totalDuration / Double(frameCount), count: frameCount)

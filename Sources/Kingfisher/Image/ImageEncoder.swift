@@ -12,6 +12,10 @@ enum ImageEncoder {
         guard ImageEngine.canEncode(format) else {
             throw .processorError(reason: .imageEncodingFailed(format: format, error: nil))
         }
+        guard !image.isEmptyImage else {
+            throw .processorError(
+                reason: .imageEncodingFailed(format: format, error: KFCrossPlatformImage.emptyImageError))
+        }
         let q = quality.isFinite ? Int32((min(max(quality, 0.01), 1) * 100).rounded()) : 100
         do throws(VipsError) {
             switch format {

@@ -16,6 +16,37 @@ public struct KFCrossPlatformColor: Sendable, Hashable {
         self.alpha = clamped(alpha)
     }
 
+    /// A grey: `white` for each of red, green and blue (0 black, 1 white), as `UIColor(white:alpha:)`.
+    public init(white: CGFloat, alpha: CGFloat) {
+        self.init(red: white, green: white, blue: white, alpha: alpha)
+    }
+
+    /// A Display P3 colour converted to sRGB, the space of every colour here, as `UIColor(displayP3Red:...)` gives
+    /// it in sRGB: the P3 values are linearised, mapped to sRGB primaries (same D65 white), and encoded again.
+    /// Colours outside sRGB (saturated P3 reds and greens) are clipped to its edge, which `UIColor` keeps as
+    /// extended sRGB values below 0 or above 1.
+    public init(displayP3Red red: CGFloat, green: CGFloat, blue: CGFloat, alpha: CGFloat) {
+        let p3 = [red, green, blue].map { Self.linear(min(max($0.isNaN ? 0 : $0, 0), 1)) }
+        let matrix: [[CGFloat]] = [
+            [1.224_940_2, -0.224_940_2, 0],
+            [-0.042_057_0, 1.042_057_0, 0],
+            [-0.019_637_6, -0.078_636_0, 1.098_273_6],
+        ]
+        let srgb = matrix.map { row in Self.encoded(zip(row, p3).map(*).reduce(0, +)) }
+        self.init(red: srgb[0], green: srgb[1], blue: srgb[2], alpha: alpha)
+    }
+
+    /// The sRGB transfer function (shared by Display P3), inverted: encoded value to linear light.
+    private static func linear(_ value: CGFloat) -> CGFloat {
+        value <= 0.040_45 ? value / 12.92 : pow((value + 0.055) / 1.055, 2.4)
+    }
+
+    /// Linear light to an encoded sRGB value, clipped to 0...1.
+    private static func encoded(_ value: CGFloat) -> CGFloat {
+        let clipped = min(max(value, 0), 1)
+        return clipped <= 0.003_130_8 ? clipped * 12.92 : 1.055 * pow(clipped, 1 / 2.4) - 0.055
+    }
+
     /// Parses `#RGB`, `#RGBA`, `#RRGGBB` or `#RRGGBBAA` (the `#` is optional); `nil` for anything else.
     public init?(hex: String) {
         var digits = Substring(hex.trimmingCharacters(in: .whitespaces))

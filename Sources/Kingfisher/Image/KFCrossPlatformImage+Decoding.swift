@@ -11,7 +11,9 @@ extension KFCrossPlatformImage {
             storage: decoded.storage,
             scale: decoded.scale,
             animation: decoded.animation,
-            animatedImageData: decoded.animatedImageData
+            animatedImageData: decoded.animatedImageData,
+            sourceFrameCount: decoded.sourceFrameCount,
+            frameSource: decoded.frameSource
         )
     }
 
@@ -22,7 +24,9 @@ extension KFCrossPlatformImage {
             storage: decoded.storage,
             scale: decoded.scale,
             animation: decoded.animation,
-            animatedImageData: decoded.animatedImageData
+            animatedImageData: decoded.animatedImageData,
+            sourceFrameCount: decoded.sourceFrameCount,
+            frameSource: decoded.frameSource
         )
     }
 
@@ -46,11 +50,17 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
         try? ImageDecoder.decode(data, options: options)
     }
 
-    /// Decodes a reduced image that fits in `pointSize` at `scale`, keeping the aspect ratio and never enlarging.
-    /// JPEG and WebP shrink while decoding, so the full-size image never exists in memory.
+    /// Decodes a reduced image whose longer side is at most `max(pointSize.width, pointSize.height)` points at
+    /// `scale` (Kingfisher's rule), keeping the aspect ratio and never enlarging; the first frame of animated data.
+    /// `.zero` gives the full image, as Kingfisher on iOS 17.4 / macOS 14.4 and later. JPEG and WebP shrink while
+    /// decoding, so the full-size image never exists in memory.
     public static func downsampledImage(data: Data, to pointSize: CGSize, scale: CGFloat) -> KFCrossPlatformImage? {
         let side = max(pointSize.width, pointSize.height) * scale
-        guard side.isFinite, side >= 1 else { return nil }
-        return try? ImageDecoder.thumbnail(data, maxPixelSize: Int(side.rounded(.up)), scale: scale)
+        guard !pointSize.width.isNaN, !pointSize.height.isNaN, !side.isNaN else { return nil }
+        guard side > 0 else {
+            return try? ImageDecoder.decode(data, options: .init(scale: scale, onlyFirstFrame: true))
+        }
+        let pixels = Int(min(side, CGFloat(Int32.max)).rounded(.up))
+        return try? ImageDecoder.thumbnail(data, maxPixelSize: pixels, scale: scale)
     }
 }

@@ -9,6 +9,7 @@ extension KFCrossPlatformImage {
         _ transform: (VipsImageHandle) throws(VipsError) -> VipsImageHandle
     ) throws(VipsError) -> KFCrossPlatformImage {
         try VipsRuntime.start()
+        guard !isEmptyImage else { throw Self.emptyImageError }
         let scale = newScale ?? self.scale
         let sourcePixels = storage.width * storage.height
         guard let animation else {
@@ -54,6 +55,7 @@ extension KFCrossPlatformImage {
     func withScale(_ scale: CGFloat) -> KFCrossPlatformImage {
         guard scale != self.scale, scale.isFinite, scale > 0 else { return self }
         return KFCrossPlatformImage(
-            storage: storage, scale: scale, animation: animation, animatedImageData: animatedImageData)
+            storage: storage, scale: scale, animation: animation, animatedImageData: animatedImageData,
+            sourceFrameCount: sourceFrameCount, frameSource: frameSource, isEmptyImage: isEmptyImage)
     }
 }

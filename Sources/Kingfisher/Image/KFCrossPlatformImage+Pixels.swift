@@ -5,6 +5,7 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// The first frame's pixels as straight (not premultiplied) RGBA8, row by row from the top left:
     /// `pixelWidth * pixelHeight * 4` bytes. Images without alpha read as opaque.
     public func rgbaPixels() -> [UInt8] {
+        guard !base.isEmptyImage else { return [] }
         do throws(VipsError) {
             var frame = try base.storage.frame(0)
             if frame.bands == 3 {
@@ -69,7 +70,7 @@ extension KFCrossPlatformImage {
         frameDurations: [TimeInterval],
         loopCount: Int = 0
     ) throws(KingfisherError) {
-        guard let first = frames.first, frameDurations.count == frames.count,
+        guard let first = frames.first, frameDurations.count == frames.count, !first.isEmptyImage,
             frames.allSatisfy({ $0.pixelWidth == first.pixelWidth && $0.pixelHeight == first.pixelHeight })
         else {
             throw .processorError(

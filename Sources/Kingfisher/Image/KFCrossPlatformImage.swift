@@ -27,20 +27,32 @@ public final class KFCrossPlatformImage: Sendable {
     /// The scale: pixels per point. 1 unless the image was created with another.
     public let scale: CGFloat
     let animation: Animation?
+    /// Frames of the data a still image was taken from (the first frame of an animation, `onlyFirstFrame`).
+    let sourceFrameCount: Int?
+    /// The frame source an animated image was built from with `animatedImage(source:options:baseImage:)`.
+    let frameSource: (any ImageFrameSource)?
+    /// `KFCrossPlatformImage()`: no pixels. `storage` then holds one transparent pixel nobody reads.
+    let isEmptyImage: Bool
     private let originalAnimatedData: Mutex<Data?>
 
-    init(storage: VipsImageHandle, scale: CGFloat, animation: Animation?, animatedImageData: Data?) {
+    init(
+        storage: VipsImageHandle, scale: CGFloat, animation: Animation?, animatedImageData: Data?,
+        sourceFrameCount: Int? = nil, frameSource: (any ImageFrameSource)? = nil, isEmptyImage: Bool = false
+    ) {
         self.storage = storage
         self.scale = scale.isFinite && scale > 0 ? scale : 1
         self.animation = animation
+        self.sourceFrameCount = sourceFrameCount
+        self.frameSource = frameSource
+        self.isEmptyImage = isEmptyImage
         self.originalAnimatedData = Mutex(animatedImageData)
     }
 
-    /// Width of one frame in pixels.
-    public var pixelWidth: Int { storage.width }
+    /// Width of one frame in pixels; 0 for an empty image.
+    public var pixelWidth: Int { isEmptyImage ? 0 : storage.width }
 
-    /// Height of one frame in pixels.
-    public var pixelHeight: Int { animation == nil ? storage.height : storage.pageHeight }
+    /// Height of one frame in pixels; 0 for an empty image.
+    public var pixelHeight: Int { isEmptyImage ? 0 : animation == nil ? storage.height : storage.pageHeight }
 
     /// The size in points: pixel size divided by ``scale``.
     public var size: CGSize {
@@ -60,6 +72,14 @@ public final class KFCrossPlatformImage: Sendable {
 
 extension KFCrossPlatformImage: KingfisherCompatible {}
 
+extension KFCrossPlatformImage: Equatable {
+    /// Identity, as `UIImage`'s `==` (`isEqual`) for images that were not made from the same data: two images are
+    /// equal when they are the same object. Compare pixels with `kf.rgbaPixels()`.
+    public static func == (lhs: KFCrossPlatformImage, rhs: KFCrossPlatformImage) -> Bool {
+        lhs === rhs
+    }
+}
+
 extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// The size in points.
     public var size: CGSize { base.size }
@@ -70,10 +90,11 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// Bytes the image holds in memory: its decoded pixels (every frame), plus the original data an animated
     /// image keeps. Memory caches use this as the entry's cost.
     public var cost: Int {
-        base.storage.byteSize + (base.animatedImageData?.count ?? 0)
+        base.isEmptyImage ? 0 : base.storage.byteSize + (base.animatedImageData?.count ?? 0)
     }
 
-    /// The frames of an animated image, each a still image at the same scale; `nil` for a still image.
+    /// The frames of an animated image, each a still image at the same scale; `nil` for a still image, as
+    /// `UIImage.images`. An animated GIF of one frame has one.
     public var images: [KFCrossPlatformImage]? {
         guard let animation = base.animation else { return nil }
         var frames: [KFCrossPlatformImage] = []
@@ -86,12 +107,19 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
         return frames
     }
 
-    /// The number of frames: 1 for a still image.
-    public var imageFrameCount: Int { base.animation?.frameCount ?? 1 }
+    /// The number of frames of the animated data the image was made from, as Kingfisher's: the frame count of an
+    /// animated image (1 for a one-frame GIF), the source's frame count for the first frame taken alone
+    /// (`onlyFirstFrame`), `nil` for an image that never was animated data (a JPEG, a PNG, a processed still).
+    ///
+    /// - Note: Read-only here: Kingfisher lets it be set because it keeps it beside the image; ours is part of the
+    ///   immutable image.
+    public var imageFrameCount: Int? { base.animation?.frameCount ?? base.sourceFrameCount }
 
-    /// Seconds one loop of an animated image lasts; 0 for a still image.
+    /// Seconds one loop of an animated image lasts; 0 for a still image. An animation of one frame lasts forever
+    /// (`.infinity`), as Kingfisher's.
     public var duration: TimeInterval {
-        base.animation?.frameDurations.reduce(0, +) ?? 0
+        guard let animation = base.animation else { return 0 }
+        return animation.frameCount == 1 ? .infinity : animation.frameDurations.reduce(0, +)
     }
 
     /// Seconds each frame is shown; empty for a still image.
@@ -102,6 +130,16 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
 
     /// The data an animated image was decoded from (GIF or WebP), `nil` otherwise.
     public var animatedImageData: Data? { base.animatedImageData }
+
+    /// The frame source of an animated image: the one it was made from with
+    /// ``KingfisherWrapper/animatedImage(source:options:baseImage:)``, or for animated data decoded here one over the
+    /// image's own frames (Kingfisher's `CGImageFrameSource`); `nil` for a still image and for a processor's output.
+    public var frameSource: (any ImageFrameSource)? { base.frameSource }
+
+    /// The image with its orientation applied. Pixels here are always upright (EXIF orientation is applied when
+    /// decoding, and an image has no orientation flag), so this is the image itself, as Kingfisher's `normalized`
+    /// on macOS and for animated images; animated images keep every frame.
+    public var normalized: KFCrossPlatformImage { base }
 
     /// Gives `image` this image's original animated data, as Kingfisher does for custom processors that build a
     /// new image from an animated one: `gifRepresentation()` and ``DefaultCacheSerializer`` then store the

@@ -128,11 +128,11 @@ enum ImageProcessingPool {
         await LargeDecodeGate.admitted(data, { await run(on: queue, $0) }, work: body)
     }
 
-    /// Runs `body` on `queue` when the options name a dispatch queue, otherwise on the shared pool.
+    /// Runs `body` on `queue` when the options name one (a dispatch or operation queue), otherwise on the shared pool.
     static func run<T: Sendable>(on queue: CallbackQueue?, _ body: @escaping @Sendable () -> T) async -> T {
-        if let dispatchQueue = queue?.queue {
+        if let queue, queue.runsElsewhere {
             return await withCheckedContinuation { continuation in
-                dispatchQueue.async { continuation.resume(returning: body()) }
+                queue.execute { continuation.resume(returning: body()) }
             }
         }
         do {

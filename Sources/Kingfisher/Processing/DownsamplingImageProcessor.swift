@@ -1,11 +1,13 @@
 public import Foundation
 
-/// Decodes data straight to a smaller image that fits in `size` points (× the options' `scaleFactor`), keeping
-/// the aspect ratio and never enlarging.
+/// Decodes data straight to a smaller image whose longer side is at most the longer side of `size` (in points,
+/// × the options' `scaleFactor`), keeping the aspect ratio and never enlarging: Kingfisher's rule (ImageIO's
+/// thumbnail maximum pixel size), so `CGSize(width: 100, height: 50)` makes a 400 × 300 photo 100 × 75. A size
+/// of `.zero` keeps the full image, as Kingfisher on iOS 17.4 / macOS 14.4 and later.
 ///
 /// JPEG and WebP are shrunk while decoding (libvips' shrink-on-load), so a 6000 × 4000 photo never exists in
-/// memory at full size. Images given as `.image` are resized instead. Animated data gives its first frame, as in
-/// Kingfisher.
+/// memory at full size. Images given as `.image` are resized to the same size instead (every frame of an
+/// animation; Kingfisher keeps only the first). Animated data gives its first frame, as in Kingfisher.
 public struct DownsamplingImageProcessor: ImageProcessor {
     public let identifier: String
     /// The size, in points, the image must fit in.
@@ -17,11 +19,14 @@ public struct DownsamplingImageProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        guard size.width > 0, size.height > 0 else { return nil }
+        guard !size.width.isNaN, !size.height.isNaN else { return nil }
+        let side = max(size.width, size.height)
         switch item {
         case .image(let image):
+            let scaled = image.kf.scaled(to: options.scaleFactor)
+            guard side > 0 else { return scaled }
             return ProcessingFailure.catching { () throws(VipsError) in
-                try image.kf.scaled(to: options.scaleFactor).downsampling(toFit: size)
+                try scaled.downsampling(toFit: CGSize(width: side, height: side))
             }
         case .data(let data):
             return KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(

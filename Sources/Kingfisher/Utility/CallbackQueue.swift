@@ -1,5 +1,9 @@
 public import Dispatch
-import Foundation
+public import Foundation
+
+/// Kingfisher's name for ``CallbackQueue`` where it says where work runs rather than where a callback is called
+/// (``LocalFileImageDataProvider``'s loading queue).
+public typealias ExecutionQueue = CallbackQueue
 
 /// Where a callback runs.
 ///
@@ -15,6 +19,9 @@ public enum CallbackQueue: Sendable {
     case untouch
     /// Dispatch asynchronously to this queue.
     case dispatch(DispatchQueue)
+    /// Add the block to this operation queue: Foundation's `OperationQueue`, or a queue of your own (one that runs
+    /// the newest work first, for example). As a `processingQueue`, decoding and processing run there.
+    case operationQueue(any CallbackOperationQueue)
 
     /// Runs `block` where this case says.
     public func execute(_ block: @escaping @Sendable () -> Void) {
@@ -27,15 +34,33 @@ public enum CallbackQueue: Sendable {
             block()
         case .dispatch(let queue):
             queue.async(execute: block)
+        case .operationQueue(let queue):
+            queue.addOperation(block)
         }
     }
 
-    /// The queue a block would run on; `nil` for `.untouch`.
+    /// The queue a block would run on; `nil` for `.untouch` and for an operation queue that is not backed by a
+    /// dispatch queue.
     public var queue: DispatchQueue? {
         switch self {
         case .mainAsync, .mainCurrentOrAsync: .main
         case .untouch: nil
         case .dispatch(let queue): queue
+        case .operationQueue(let queue): (queue as? OperationQueue)?.underlyingQueue
         }
     }
+
+    /// Whether ``execute(_:)`` hands the block to a queue instead of running it in place.
+    var runsElsewhere: Bool {
+        if case .untouch = self { return false }
+        return true
+    }
 }
+
+/// A queue that runs blocks, for ``CallbackQueue/operationQueue(_:)``. Foundation's `OperationQueue` is one.
+public protocol CallbackOperationQueue: Sendable {
+    /// Runs `block` once, on the queue's own terms (order, concurrency, thread).
+    func addOperation(_ block: @escaping @Sendable () -> Void)
+}
+
+extension OperationQueue: CallbackOperationQueue {}

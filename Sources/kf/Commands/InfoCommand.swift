@@ -76,7 +76,8 @@ struct InfoCommand: AsyncParsableCommand {
             forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)
         return SourceInfo(
             source: argument.text, format: data.kf.imageFormat, width: image.pixelWidth, height: image.pixelHeight,
-            frames: image.kf.imageFrameCount, duration: image.kf.duration, loopCount: image.kf.loopCount,
+            frames: image.kf.imageFrameCount ?? 1, duration: image.kf.frameDurations.reduce(0, +),
+            loopCount: image.kf.loopCount,
             hasAlpha: image.hasAlpha, bytes: data.count, cacheType: FetchRunner.name(of: cacheType),
             cacheFile: pipeline.cache.cacheFileURLIfOnDisk(
                 forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)?.path,

@@ -70,6 +70,30 @@ struct ThumbnailImageDataProviderTests {
         }
     }
 
+    @Test("Kingfisher's ThumbnailImageDataProviderError says why the bytes gave no thumbnail")
+    func kingfishersThumbnailErrors() async throws {
+        try await withTemporaryDirectory { directory in
+            func cause(of file: URL) async -> ThumbnailImageDataProvider.ThumbnailImageDataProviderError? {
+                do {
+                    _ = try await ThumbnailImageDataProvider(url: file, maxPixelSize: 10).data()
+                    return nil
+                } catch {
+                    guard case .imageSettingError(reason: .dataProviderError(_, let cause)) = error as? KingfisherError
+                    else { return nil }
+                    return cause as? ThumbnailImageDataProvider.ThumbnailImageDataProviderError
+                }
+            }
+            let junk = directory.appendingPathComponent("junk.png")
+            try garbageBytes.write(to: junk)
+            #expect(await cause(of: junk) == .invalidImageSource)
+            // A JPEG cut in the middle of its scan data: recognised, but it does not decode
+            let jpeg = Fixtures.jpeg(width: 200, height: 150)
+            let cut = directory.appendingPathComponent("cut.jpg")
+            try jpeg.prefix(jpeg.count / 2).write(to: cut)
+            #expect(await cause(of: cut) == .invalidThumbnail)
+        }
+    }
+
     // MARK: http(s)
 
     @Test func downloadsAndShrinksAnHTTPImageOnce() async throws {

@@ -47,7 +47,7 @@ import Testing
             ResizingImageProcessor(referenceSize: CGSize(width: -5, height: 10)),
             ResizingImageProcessor(referenceSize: CGSize(width: CGFloat.nan, height: 10), mode: .aspectFit),
             ResizingImageProcessor(referenceSize: CGSize(width: CGFloat.infinity, height: 10)),
-            DownsamplingImageProcessor(size: CGSize(width: 0, height: 10)),
+            DownsamplingImageProcessor(size: CGSize(width: CGFloat.nan, height: 10)),
             CroppingImageProcessor(size: CGSize(width: 0, height: 0)),
             CroppingImageProcessor(size: CGSize(width: -3, height: 3)),
             RoundCornerImageProcessor(cornerRadius: .nan),

@@ -9,9 +9,10 @@ public import Foundation
 /// ```
 ///
 /// The frame is the one shown at `seconds` (decoded from the preceding key frame, so exact to the frame). The
-/// cache key is the URL and the time, as Kingfisher's (`<url>_<time × 600>_600`). Failures are
-/// ``AVAssetImageDataProvider/ProviderError``s, wrapped by the manager in
-/// ``KingfisherError/ImageSettingErrorReason/dataProviderError(provider:error:)``.
+/// cache key is Kingfisher's: the URL's ``Resource/cacheKey`` and the time in seconds (at Kingfisher's timescale of
+/// 1/600 s), `"<url key>_1.5"`. Failures are ``AVAssetImageDataProvider/AVAssetImageDataProviderError``s as in
+/// Kingfisher (cancelled; not an image) or, with the precise reason, ``AVAssetImageDataProvider/ProviderError``s;
+/// the manager wraps them in ``KingfisherError/ImageSettingErrorReason/dataProviderError(provider:error:)``.
 public struct AVAssetImageDataProvider: ImageDataProvider {
     /// Why a frame could not be had.
     public enum ProviderError: LocalizedError, Sendable, Equatable, CustomStringConvertible {
@@ -40,6 +41,14 @@ public struct AVAssetImageDataProvider: ImageDataProvider {
         public var errorDescription: String? { description }
     }
 
+    /// Kingfisher's errors of this provider.
+    public enum AVAssetImageDataProviderError: Error, Sendable {
+        /// The calling task was cancelled; ffmpeg was stopped.
+        case userCancelled
+        /// ffmpeg's output is not an image. Kingfisher passes the `CGImage` it got; there is none here, so `nil`.
+        case invalidImage(_ image: KFCrossPlatformImage?)
+    }
+
     /// The video: a file URL or an http(s) URL.
     public let assetURL: URL
     /// The frame's time from the start, in seconds.
@@ -55,14 +64,15 @@ public struct AVAssetImageDataProvider: ImageDataProvider {
     public init(assetURL: URL, seconds: TimeInterval) {
         self.assetURL = assetURL
         self.seconds = seconds
-        // Kingfisher's key: the URL, then the time as a CMTime with timescale 600.
-        let value = seconds.isFinite ? Int64((seconds * 600).rounded()) : 0
-        cacheKey = "\(assetURL.absoluteString)_\(value)_600"
+        // Kingfisher's key: the URL's key, then the time's seconds after rounding to a timescale of 600 (CMTime's).
+        let time = seconds.isFinite ? (seconds * 600).rounded() / 600 : seconds
+        cacheKey = "\(assetURL.cacheKey)_\(time)"
     }
 
     public var contentURL: URL? { assetURL }
 
-    /// The frame, encoded as PNG. Cancelling the calling task stops ffmpeg.
+    /// The frame, encoded as PNG. Cancelling the calling task stops ffmpeg and throws
+    /// ``AVAssetImageDataProviderError/userCancelled``.
     public func data() async throws -> Data {
         guard seconds.isFinite, seconds >= 0 else { throw ProviderError.invalidTime(seconds) }
         guard let ffmpegURL, FileManager.default.isExecutableFile(atPath: ffmpegURL.path) else {
@@ -74,13 +84,21 @@ public struct AVAssetImageDataProvider: ImageDataProvider {
             "-nostdin", "-hide_banner", "-v", "error", "-ss", String(format: "%.6f", seconds), "-i", input,
             "-map", "0:v:0", "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-",
         ]
-        let outcome = try await ChildProcess(executable: ffmpegURL, arguments: arguments, timeout: timeout).run()
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try await ChildProcess(executable: ffmpegURL, arguments: arguments, timeout: timeout).run()
+        } catch is CancellationError {
+            throw AVAssetImageDataProviderError.userCancelled
+        }
         if outcome.timedOut { throw ProviderError.timedOut(timeout) }
         guard outcome.status == 0 else {
             let lastLine = outcome.standardError.split(separator: "\n").last.map(String.init) ?? ""
             throw ProviderError.ffmpegFailed(status: outcome.status, message: lastLine)
         }
         guard !outcome.standardOutput.isEmpty else { throw ProviderError.noFrame(seconds: seconds) }
+        guard outcome.standardOutput.kf.imageFormat == .PNG else {
+            throw AVAssetImageDataProviderError.invalidImage(nil)
+        }
         return outcome.standardOutput
     }
 }

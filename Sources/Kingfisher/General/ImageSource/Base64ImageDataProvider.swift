@@ -11,14 +11,25 @@ public struct Base64ImageDataProvider: ImageDataProvider {
         self.cacheKey = cacheKey
     }
 
+    /// Decodes the text and calls `handler` before returning, as Kingfisher does (where invalid text crashes, here
+    /// it is a `KingfisherError.imageSettingError(.dataProviderError)` wrapping a ``Base64DecodingError``).
+    public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        handler(decoded().mapError { $0 })
+    }
+
     /// The decoded bytes. Throws `KingfisherError.imageSettingError(.dataProviderError)` when the text is not
     /// valid base64.
     public func data() async throws -> Data {
+        try decoded().get()
+    }
+
+    private func decoded() -> Result<Data, KingfisherError> {
         guard let data = Data(base64Encoded: base64String, options: .ignoreUnknownCharacters), !data.isEmpty else {
-            throw KingfisherError.imageSettingError(
-                reason: .dataProviderError(provider: self, error: Base64DecodingError(length: base64String.count)))
+            return .failure(
+                .imageSettingError(
+                    reason: .dataProviderError(provider: self, error: Base64DecodingError(length: base64String.count))))
         }
-        return data
+        return .success(data)
     }
 }
 

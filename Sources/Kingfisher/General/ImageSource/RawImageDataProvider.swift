@@ -2,7 +2,9 @@ public import Foundation
 
 /// Image bytes already in memory.
 public struct RawImageDataProvider: ImageDataProvider {
+    /// The image bytes.
     public let data: Data
+    /// The key the image is cached under.
     public let cacheKey: String
 
     public init(data: Data, cacheKey: String) {
@@ -10,6 +12,7 @@ public struct RawImageDataProvider: ImageDataProvider {
         self.cacheKey = cacheKey
     }
 
+    /// Calls `handler` with ``data`` before returning, as Kingfisher does.
     public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
         handler(.success(data))
     }

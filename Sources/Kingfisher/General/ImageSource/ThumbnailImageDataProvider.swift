@@ -15,6 +15,20 @@ public import Foundation
 /// - Note: Differs from Kingfisher: a thumbnail embedded in the file (EXIF) is never used; the thumbnail is always
 ///   made from the image itself. Only file and http(s) URLs are read.
 public struct ThumbnailImageDataProvider: ImageDataProvider {
+    /// Kingfisher's errors of this provider, wrapped by the manager in
+    /// ``KingfisherError/ImageSettingErrorReason/dataProviderError(provider:error:)``.
+    public enum ThumbnailImageDataProviderError: Error, Sendable, Hashable {
+        /// The bytes are not an image this build decodes (empty, or no known format).
+        case invalidImageSource
+        /// The image could not be decoded into a thumbnail (corrupt or truncated data).
+        case invalidThumbnail
+        /// The thumbnail could not be encoded.
+        case writeDataError
+        /// Kingfisher's error for an image destination that fails to finalise; encoding here is one step, so this
+        /// is never thrown (``writeDataError`` covers it).
+        case finalizeDataError
+    }
+
     /// The image: a file URL or an http(s) URL.
     public let url: URL
     /// The largest width or height of the thumbnail, in pixels.
@@ -42,8 +56,9 @@ public struct ThumbnailImageDataProvider: ImageDataProvider {
 
     /// The thumbnail's encoded bytes, made on the image processing pool.
     /// - Throws: ``KingfisherError/ImageSettingErrorReason/dataProviderError(provider:error:)`` wrapping a
-    ///   ``ThumbnailSourceError`` for a URL that is neither a file nor http(s), the file or download error, or the
-    ///   decoding error.
+    ///   ``ThumbnailSourceError`` for a URL that is neither a file nor http(s), the file or download error, a
+    ///   ``ThumbnailImageDataProviderError`` when the bytes are not an image, do not decode or the thumbnail does
+    ///   not encode, or the ``KingfisherError`` of a limit (pixels, frames, time) the image exceeds.
     public func data() async throws -> Data {
         let (original, shrunk) = try await load()
         let limit = maxPixelSize
@@ -70,7 +85,18 @@ public struct ThumbnailImageDataProvider: ImageDataProvider {
                 return try thumbnail.kf.encoded(as: format)
             }
         }
-        return try result.mapError(failure).get()
+        return try result.mapError { failure(Self.kingfishersReason(for: $0)) }.get()
+    }
+
+    /// Kingfisher's error for a decoding or encoding failure; the limits (ours) stay as they are.
+    private static func kingfishersReason(for error: KingfisherError) -> any Error {
+        guard case .processorError(let reason) = error else { return error }
+        switch reason {
+        case .emptyImageData, .unsupportedImageFormat: return ThumbnailImageDataProviderError.invalidImageSource
+        case .imageDecodingFailed: return ThumbnailImageDataProviderError.invalidThumbnail
+        case .imageEncodingFailed: return ThumbnailImageDataProviderError.writeDataError
+        default: return error
+        }
     }
 
     /// The image's bytes and, for a download, the thumbnail the downloader already decoded them to.
