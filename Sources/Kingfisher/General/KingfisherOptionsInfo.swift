@@ -92,6 +92,9 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// ``KingfisherError/ImageSettingErrorReason/alternativeSourcesExhausted(_:)`` with every error. A
     /// cancellation is never passed on to the next source. `nil` by default.
     case alternativeSources([Source])
+    /// Previews of a progressive JPEG while it downloads, shown on the image target before the final image (see
+    /// ``ImageProgressive``). `nil` (no previews) by default.
+    case progressiveJPEG(ImageProgressive)
 }
 
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
@@ -133,6 +136,10 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var redirectHandler: (any ImageDownloadRedirectHandler)?
     public var retryStrategy: (any RetryStrategy)?
     public var alternativeSources: [Source]?
+    public var progressiveJPEG: ImageProgressive?
+    /// Where this load's previews go; set by whoever starts a load with `progressiveJPEG` (a target, the manager, an
+    /// ``ImageRetrievalTask``), never by an option.
+    var previewSink: PreviewSink?
 
     public init(_ info: KingfisherOptionsInfo?) {
         self.init(folding: info ?? [])
@@ -185,6 +192,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .redirectHandler(let value): redirectHandler = value
             case .retryStrategy(let value): retryStrategy = value
             case .alternativeSources(let value): alternativeSources = value
+            case .progressiveJPEG(let value): progressiveJPEG = value
             }
         }
     }

@@ -143,6 +143,8 @@ extension ImageDownloader {
         let limit = configuration.maximumResponseSize
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
         var collected = CollectedBody(expectedLength: expected)
+        let previewer = ProgressivePreviewer(callers: task.state.withLock { $0.callers.map(\.caller) })
+        defer { previewer?.finish() }
         for try await chunk in body {
             guard collected.count + chunk.readableBytes <= limit else {
                 throw KingfisherError.responseError(
@@ -152,6 +154,7 @@ extension ImageDownloader {
             let received = Int64(collected.count)
             let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
             for caller in callers { caller.reportProgress(received: received, expected: expected) }
+            previewer?.receive(chunk, callers: callers)
         }
         return collected.takeData()
     }
