@@ -139,7 +139,8 @@ final class ProgressivePreviewer: Sendable {
             Self.pool.submit { [self] _ in run(job) }
         case .wake(let instant):
             let delay = ContinuousClock.now.duration(to: instant)
-            let nanoseconds = max(0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+            let nanoseconds = max(
+                0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
                 guard let self else { return }
                 state.withLock { $0.wakeAt = nil }
