@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KingfisherTerminalTests",
-            dependencies: ["KingfisherTerminal", "Kingfisher"],
+            dependencies: ["KingfisherTerminal", "Kingfisher", "CVips", "KingfisherTestSupport"],
             swiftSettings: strictSettings
         ),
         // Runs the built `kf` binary as a subprocess against real files and a loopback server.

@@ -51,6 +51,15 @@ let package = Package(
             dependencies: [.product(name: "Kingfisher", package: rootPackage)],
             path: "Sources/PrefetchTimer"
         ),
+        // Time to the final image with and without progressive JPEG previews (progressive-previews.sh).
+        .executableTarget(
+            name: "ProgressiveTimer",
+            dependencies: [
+                .product(name: "Kingfisher", package: rootPackage),
+                .product(name: "KingfisherTestSupport", package: rootPackage),
+            ],
+            path: "Sources/ProgressiveTimer"
+        ),
         // Server and client for download-vs-curl.sh.
         .executableTarget(
             name: "DownloadVsCurl",

@@ -34,6 +34,11 @@ final class ImageRetrieval: Sendable {
         completion: Completion?
     ) {
         self.originalSource = source
+        var options = options
+        if options.previewSink == nil, let progressive = options.progressiveJPEG {
+            // No image target: previews go to the delegate only.
+            options.previewSink = PreviewSink.callingDelegate(of: progressive, on: options.callbackQueue)
+        }
         self.options = options
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
@@ -94,7 +99,13 @@ final class ImageRetrieval: Sendable {
         guard let handler else { return }
         // Cancelling any task of the retrieval does nothing from now on.
         for task in tasks.withLock({ $0 }) { task.markFinished() }
-        options.callbackQueue.execute { handler(result) }
+        let queue = options.callbackQueue
+        guard let sink = options.previewSink else {
+            queue.execute { handler(result) }
+            return
+        }
+        // No preview after the result: after any preview being handed over now.
+        sink.close { queue.execute { handler(result) } }
     }
 
     func result(

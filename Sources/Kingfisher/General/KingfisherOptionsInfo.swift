@@ -98,6 +98,9 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// - Note: Kingfisher takes it when Low Data Mode forbids the main request. Linux has no constrained-network
     ///   signal: it is taken only when the downloader's ``ImageDownloader/isNetworkConstrained`` is set.
     case lowDataMode(Source?)
+    /// Previews of a progressive JPEG while it downloads, shown on the image target before the final image (see
+    /// ``ImageProgressive``). `nil` (no previews) by default.
+    case progressiveJPEG(ImageProgressive)
 }
 
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
@@ -140,6 +143,10 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var retryStrategy: (any RetryStrategy)?
     public var alternativeSources: [Source]?
     public var lowDataModeSource: Source?
+    public var progressiveJPEG: ImageProgressive?
+    /// Where this load's previews go; set by whoever starts a load with `progressiveJPEG` (a target, the manager, an
+    /// ``ImageRetrievalTask``), never by an option.
+    var previewSink: PreviewSink?
 
     public init(_ info: KingfisherOptionsInfo?) {
         self.init(folding: info ?? [])
@@ -193,6 +200,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .retryStrategy(let value): retryStrategy = value
             case .alternativeSources(let value): alternativeSources = value
             case .lowDataMode(let value): lowDataModeSource = value
+            case .progressiveJPEG(let value): progressiveJPEG = value
             }
         }
     }

@@ -30,6 +30,11 @@ final class DownloadCaller: Sendable {
         completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     ) {
         self.url = url
+        var options = options
+        if !handsTaskBack, options.previewSink == nil, let progressive = options.progressiveJPEG {
+            // A caller of the downloader itself: previews go to the delegate only.
+            options.previewSink = PreviewSink.callingDelegate(of: progressive, on: options.callbackQueue)
+        }
         self.options = options
         self.task = task
         self.handsTaskBack = handsTaskBack
@@ -55,7 +60,13 @@ final class DownloadCaller: Sendable {
         }
         guard let handler else { return }
         if handsTaskBack { task.handBack() } else { task.markFinished() }
-        options.callbackQueue.execute { handler(result) }
+        let queue = options.callbackQueue
+        guard !handsTaskBack, let sink = options.previewSink else {
+            queue.execute { handler(result) }
+            return
+        }
+        // After any preview being handed over; the owner of a handed-back task closes its own sink.
+        sink.close { queue.execute { handler(result) } }
     }
 
     func reportProgress(received: Int64, expected: Int64) {

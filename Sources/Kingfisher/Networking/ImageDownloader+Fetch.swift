@@ -147,6 +147,8 @@ extension ImageDownloader {
         let limit = configuration.maximumResponseSize
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
         var count = 0
+        let previewer = ProgressivePreviewer(callers: task.state.withLock { $0.callers.map(\.caller) })
+        defer { previewer?.finish() }
         for try await chunk in body {
             guard count + chunk.readableBytes <= limit else {
                 throw KingfisherError.responseError(
@@ -156,6 +158,7 @@ extension ImageDownloader {
             let received = Int64(count)
             let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
             for caller in callers { caller.reportProgress(received: received, expected: expected) }
+            previewer?.receive(chunk, callers: callers)
         }
         return task.takeBody()
     }

@@ -18,7 +18,8 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
     ///   - source: what to load; `nil` shows the placeholder and fails with `emptySource`.
     ///   - placeholder: shown while loading. `nil` by default.
     ///   - options: options for the retrieval and the target (`transition`, `forceTransition`,
-    ///     `keepCurrentImageWhileLoading`, `onFailureImage`). `nil` by default.
+    ///     `keepCurrentImageWhileLoading`, `onFailureImage`, `progressiveJPEG`: previews shown before the image).
+    ///     `nil` by default.
     ///   - progressBlock: download progress, on the callback queue. `nil` by default.
     ///   - completionHandler: called exactly once, after the target was updated (see ``KingfisherImageTarget``
     ///     for where). `nil` by default.
@@ -94,6 +95,10 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
         }
 
         let (identifier, replaced) = state.issueRequest()
+        var options = options
+        if let progressive = options.progressiveJPEG {
+            options.previewSink = TargetRequest<Base>.previewSink(progressive, identifier: identifier, target: target)
+        }
         let request = TargetRequest<Base>(
             identifier: identifier, source: source, options: options, completionHandler: completionHandler)
         state.actions.submit { request.start(on: target, placeholder: placeholder) }

@@ -32,6 +32,9 @@ struct ViewCommand: AsyncParsableCommand {
     @Flag(help: "Fade even when the image comes from a cache.")
     var forceTransition = false
 
+    @Flag(help: "Show blurred previews of a progressive JPEG while it downloads.")
+    var progressive = false
+
     @Flag(exclusivity: .exclusive)
     var mode: ViewMode?
 
@@ -84,7 +87,7 @@ struct ViewCommand: AsyncParsableCommand {
         let regions = TerminalRegion.grid(of: sources.count, in: area)
         let options = ViewRunner.Options(
             placeholder: placeholderImage, transition: fade > 0 ? .fade(fade) : .none,
-            forceTransition: forceTransition)
+            forceTransition: forceTransition, progressive: progressive)
         let views = regions.map {
             TerminalImageView(screen: screen, region: $0, renderer: renderer, loopCount: loops)
         }

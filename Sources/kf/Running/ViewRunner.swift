@@ -9,6 +9,8 @@ struct ViewRunner {
         var placeholder: KFCrossPlatformImage?
         var transition: ImageTransition
         var forceTransition: Bool
+        /// Previews of progressive JPEGs while they download (`--progressive`).
+        var progressive = false
     }
 
     let manager: KingfisherManager
@@ -44,6 +46,7 @@ struct ViewRunner {
                 .placeholder(options.placeholder)
                 .transition(options.transition)
                 .forceTransition(options.forceTransition)
+                .progressiveJPEG(options.progressive ? ImageProgressive() : nil)
                 .onSuccess { _ in continuation.resume(returning: true) }
                 .onFailure { error in
                     view.message = "error: \(text): \(error.errorDescription ?? "\(error)")"
