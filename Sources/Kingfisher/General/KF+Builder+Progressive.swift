@@ -1,21 +1,26 @@
 import Synchronization
 
-/// Progressive JPEG previews on ``KF/Builder``.
-extension KF.Builder {
+/// Progressive JPEG previews on every option setter (``KF/Builder`` and a user's own ``KFOptionSetter``).
+extension KFOptionSetter {
     /// Shows previews of a progressive JPEG while it downloads: `.progressiveJPEG(progressive)`; `nil` turns them
     /// off. Previews are blurred, from the fastest scan, with no minimum interval by default (``ImageProgressive/init()``).
     @discardableResult
     public func progressiveJPEG(_ progressive: ImageProgressive? = ImageProgressive()) -> Self {
-        with { $0.progressiveJPEG = progressive }
+        changing { $0.progressiveJPEG = progressive }
     }
+}
 
-    /// Starts retrieving with the collected options and returns at once: the previews (with ``progressiveJPEG(_:)``)
-    /// as an `AsyncStream`, then the result; ``onProgress(_:)``, ``onSuccess(_:)`` and ``onFailure(_:)`` are called
-    /// on the way. Ours; see ``ImageRetrievalTask``.
+extension KF.Builder {
+    /// Starts retrieving with the collected options and returns at once: the previews (with
+    /// ``KFOptionSetter/progressiveJPEG(_:)``) as an `AsyncStream`, then the result; the
+    /// ``KFOptionSetter/onProgress(_:)``, ``KFOptionSetter/onSuccess(_:)`` and ``KFOptionSetter/onFailure(_:)``
+    /// blocks are called on the way. Ours; see ``ImageRetrievalTask``.
     public func retrievalTask() -> ImageRetrievalTask {
-        let current = state.withLock { $0 }
+        let manager = state.withLock { $0.manager } ?? .shared
+        let onSuccess = onSuccessDelegate
+        let onFailure = onFailureDelegate
         return ImageRetrievalTask(
-            manager: current.manager ?? .shared, source: source, options: options, progressBlock: current.progress,
-            onSuccess: current.onSuccess, onFailure: current.onFailure)
+            manager: manager, source: source, options: options, progressBlock: progressBlock,
+            onSuccess: { _ = onSuccess.call($0) }, onFailure: { _ = onFailure.call($0) })
     }
 }
