@@ -17,7 +17,8 @@ final class TerminalImageViewProgressiveTests: XCTestCase {
         for index in bytes.indices {
             let (pixel, band) = index.quotientAndRemainder(dividingBy: 3)
             let (y, x) = pixel.quotientAndRemainder(dividingBy: width)
-            bytes[index] = UInt8(truncatingIfNeeded: (x / 4 + y / 6 + band) % 2 * 90 + ((x &* 7919) ^ (y &* 104_729)) & 0x7F)
+            bytes[index] = UInt8(
+                truncatingIfNeeded: (x / 4 + y / 6 + band) % 2 * 90 + ((x &* 7919) ^ (y &* 104_729)) & 0x7F)
         }
         let raw = bytes.withUnsafeBytes {
             cvips_new_from_memory_copy(

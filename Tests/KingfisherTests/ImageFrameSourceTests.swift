@@ -110,8 +110,10 @@ final class ImageFrameSourceTests: XCTestCase {
     }
 
     func testDecodedAnimatedDataHasAFrameSourceOverItsFrames() throws {
-        let gif = try Fixtures.animation(colors: [red, green, blue], durations: [0.1, 0.2, 0.3], width: 40, height: 20)
-            .kf.encoded(as: .GIF)
+        let gif = try Fixtures.animation(
+            colors: [red, green, blue], durations: [0.1, 0.2, 0.3], width: 40, height: 20
+        )
+        .kf.encoded(as: .GIF)
         let image = try XCTUnwrap(KingfisherWrapper<KFCrossPlatformImage>.animatedImage(data: gif, options: .init()))
         let source = try XCTUnwrap(image.kf.frameSource)
         XCTAssertEqual(source.frameCount, 3)

@@ -226,15 +226,20 @@ extension ImageRetrieval {
     /// Kingfisher 8.11 does, except that Kingfisher waits for a provider that ignores cancellation to return).
     private func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
         let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
-        let work = Task { try await provider.data() }
+        // The reporter is in place before the provider starts: a cancel as soon as the provider runs must report
+        // this error, not the earlier step's.
+        let running = Mutex<Task<Data, any Error>?>(nil)
         let reportCancelled: @Sendable () -> Void = { [self] in
-            work.cancel()
+            running.withLock { $0 }?.cancel()
             deliver(.failure(cancelled))
         }
-        if !task.setPending(onCancel: reportCancelled) {
-            work.cancel()
+        guard task.setPending(onCancel: reportCancelled) else {
             if task.isCancelled { deliver(.failure(cancelled)) }
+            return .failure(cancelled)
         }
+        let work = Task { try await provider.data() }
+        running.withLock { $0 = work }
+        if task.isCancelled { work.cancel() }
         let data: Data
         do {
             data = try await work.value
