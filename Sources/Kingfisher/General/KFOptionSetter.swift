@@ -70,7 +70,8 @@ extension KFOptionSetter {
     /// removes it.
     @discardableResult
     public func onProgress(_ block: DownloadProgressBlock?) -> Self {
-        let stored = block.map { block in { (_: KFDelegateObserver, value: (Int64, Int64)) in block(value.0, value.1) }
+        let stored = block.map { block in
+            { @Sendable (_: KFDelegateObserver, value: (Int64, Int64)) in block(value.0, value.1) }
         }
         onProgressDelegate.delegate(on: KFDelegateObserver.shared, block: stored)
         return self
@@ -79,7 +80,7 @@ extension KFOptionSetter {
     /// Calls `block` with the result when the retrieval succeeds. `nil` removes it.
     @discardableResult
     public func onSuccess(_ block: (@Sendable (RetrieveImageResult) -> Void)?) -> Self {
-        let stored = block.map { block in { (_: KFDelegateObserver, value: RetrieveImageResult) in block(value) } }
+        let stored = block.map { block in { @Sendable (_: KFDelegateObserver, value: RetrieveImageResult) in block(value) } }
         onSuccessDelegate.delegate(on: KFDelegateObserver.shared, block: stored)
         return self
     }
@@ -87,7 +88,7 @@ extension KFOptionSetter {
     /// Calls `block` with the error when the retrieval fails. `nil` removes it.
     @discardableResult
     public func onFailure(_ block: (@Sendable (KingfisherError) -> Void)?) -> Self {
-        let stored = block.map { block in { (_: KFDelegateObserver, value: KingfisherError) in block(value) } }
+        let stored = block.map { block in { @Sendable (_: KFDelegateObserver, value: KingfisherError) in block(value) } }
         onFailureDelegate.delegate(on: KFDelegateObserver.shared, block: stored)
         return self
     }

@@ -12,7 +12,9 @@ import Foundation
 /// onDone(url)          // or onDone.call(url)
 /// ```
 ///
-/// Setting a new block replaces the previous one; passing `nil` removes it. Blocks run on the thread that calls.
+/// Setting a new block replaces the previous one; passing `nil` removes it. Blocks run on the thread that calls,
+/// so they are `@Sendable` (unlike Kingfisher's): a block written in main-actor code would otherwise be isolated
+/// to the main actor and trap when a download or preview calls it from another thread.
 // @unchecked: it stores caller closures that Kingfisher's API takes as non-Sendable; every access goes through `lock`.
 public class Delegate<Input, Output>: @unchecked Sendable {
     private let lock = NSLock()
@@ -23,7 +25,7 @@ public class Delegate<Input, Output>: @unchecked Sendable {
     public init() {}
 
     /// Attaches `block`, called with `target` and the input for as long as `target` is alive.
-    public func delegate<T: AnyObject>(on target: T, block: ((T, Input) -> Output)?) {
+    public func delegate<T: AnyObject>(on target: T, block: (@Sendable (T, Input) -> Output)?) {
         let stored: ((Input) -> Output?)? = block.map { block in
             { [weak target] input in
                 guard let target else { return nil }
@@ -37,7 +39,7 @@ public class Delegate<Input, Output>: @unchecked Sendable {
     }
 
     /// Attaches an `async` block, called through `callAsync(_:)` with `target` while it is alive.
-    public func delegate<T: AnyObject>(on target: T, block: ((T, Input) async -> Output)?) {
+    public func delegate<T: AnyObject>(on target: T, block: (@Sendable (T, Input) async -> Output)?) {
         let stored: ((Input) async -> Output?)? = block.map { block in
             { [weak target] input in
                 guard let target else { return nil }

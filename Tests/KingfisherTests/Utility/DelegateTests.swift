@@ -38,8 +38,19 @@ final class DelegateTests: XCTestCase {
         onDone.delegate(on: owner) { _, _ in 7 }
         XCTAssertEqual(onDone(), 7)
         XCTAssertEqual(onDone.call(), 7)
-        onDone.delegate(on: owner, block: nil as ((Owner, Void) -> Int)?)
+        onDone.delegate(on: owner, block: nil as (@Sendable (Owner, Void) -> Int)?)
         XCTAssertNil(onDone())
+    }
+
+    /// A block written in main-actor code (a view controller, top-level code) is `@Sendable`, not isolated to the
+    /// main actor, so calling it from another thread (where previews and download callbacks run) does not trap.
+    @MainActor
+    func testABlockWrittenOnTheMainActorRunsOnAnyThread() async {
+        let owner = Owner()
+        let doubled = Delegate<Int, Int>()
+        doubled.delegate(on: owner) { _, value in value * 2 }
+        let result = await Task.detached { doubled.call(21) }.value
+        XCTAssertEqual(result, 42)
     }
 
     func testOptionalOutputIsFlattened() {
