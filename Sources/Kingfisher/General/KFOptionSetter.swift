@@ -80,7 +80,9 @@ extension KFOptionSetter {
     /// Calls `block` with the result when the retrieval succeeds. `nil` removes it.
     @discardableResult
     public func onSuccess(_ block: (@Sendable (RetrieveImageResult) -> Void)?) -> Self {
-        let stored = block.map { block in { @Sendable (_: KFDelegateObserver, value: RetrieveImageResult) in block(value) } }
+        let stored = block.map { block in
+            { @Sendable (_: KFDelegateObserver, value: RetrieveImageResult) in block(value) }
+        }
         onSuccessDelegate.delegate(on: KFDelegateObserver.shared, block: stored)
         return self
     }
@@ -88,7 +90,8 @@ extension KFOptionSetter {
     /// Calls `block` with the error when the retrieval fails. `nil` removes it.
     @discardableResult
     public func onFailure(_ block: (@Sendable (KingfisherError) -> Void)?) -> Self {
-        let stored = block.map { block in { @Sendable (_: KFDelegateObserver, value: KingfisherError) in block(value) } }
+        let stored = block.map { block in { @Sendable (_: KFDelegateObserver, value: KingfisherError) in block(value) }
+        }
         onFailureDelegate.delegate(on: KFDelegateObserver.shared, block: stored)
         return self
     }
