@@ -6,9 +6,10 @@ import NIOPosix
 #endif
 
 extension ProgressivePreviewer {
-    /// What one preview decode needs: the bytes of the completed scans (EOI appended) and whom it is for.
+    /// What one preview decode needs: how many bytes of the body the completed scans take, and whom it is for.
     struct Job: Sendable {
-        let bytes: Data
+        /// The bytes of the completed scans: a prefix of the body.
+        let length: Int
         let scans: Int
         let frame: (width: Int, height: Int)
         let caller: DownloadCaller
@@ -29,20 +30,21 @@ extension ProgressivePreviewer {
     /// With the default processor, a shrink-on-load decode whose long side is at most
     /// ``ImageProgressive/previewPixelSize``, its scale lowered so that its size in points is the final image's;
     /// with another processor, that processor's image for the bytes, at the options' scale. Blurred when asked.
-    static func decode(_ job: Job) -> KFCrossPlatformImage? {
+    static func decode(_ job: Job, bytes: Data?) -> KFCrossPlatformImage? {
+        guard let bytes else { return nil }
         lowerThreadPriority()
         let options = job.caller.options
         var preview: KFCrossPlatformImage
         if options.processor.identifier.isEmpty {
             let longSide = max(job.frame.width, job.frame.height)
             let side = min(longSide, ImageProgressive.previewPixelSize)
-            guard let thumbnail = try? ImageDecoder.thumbnail(job.bytes, maxPixelSize: side, scale: 1) else {
+            guard let thumbnail = try? ImageDecoder.thumbnail(bytes, maxPixelSize: side, scale: 1) else {
                 return nil
             }
             let density = CGFloat(max(thumbnail.pixelWidth, thumbnail.pixelHeight)) / CGFloat(longSide)
             preview = thumbnail.kf.scaled(to: options.scaleFactor * density)
         } else {
-            guard let processed = options.processor.process(item: .data(job.bytes), options: options) else {
+            guard let processed = options.processor.process(item: .data(bytes), options: options) else {
                 return nil
             }
             preview = processed

@@ -6,8 +6,8 @@ import Synchronization
 
 /// Makes the progressive JPEG previews of one HTTP task for its callers that asked for them (`.progressiveJPEG`).
 ///
-/// The body's pieces are followed by a ``JPEGScanTracker`` and kept (until the body is complete) so that the bytes
-/// of the completed scans can be decoded. At most one preview decode runs per download, on the preview pool
+/// The body's pieces are followed by a ``JPEGScanTracker``; when a preview is due, the bytes of the completed scans
+/// are copied from what the task has received (no second copy of the body is kept). At most one preview decode runs per download, on the preview pool
 /// (``pool``), never on the cooperative pool. When it ends, the next one starts if a caller is due: a new scan
 /// completed and its ``ImageProgressive/scanInterval`` since its last preview has passed (a timer waits for the
 /// interval when no byte arrives meanwhile). The body's bytes are released, and nothing more is decoded or
@@ -28,7 +28,6 @@ final class ProgressivePreviewer: Sendable {
 
     private struct State {
         var tracker = JPEGScanTracker()
-        var bytes = Data()
         var subscribers: [Subscriber] = []
         var isDecoding = false
         var isFinished = false
@@ -36,7 +35,6 @@ final class ProgressivePreviewer: Sendable {
 
         mutating func finish() {
             isFinished = true
-            bytes = Data()
             subscribers = []
         }
 
@@ -67,10 +65,8 @@ final class ProgressivePreviewer: Sendable {
                 let scans = subscriber.sink.progressive.isFastestScan ? completed : subscriber.scans + 1
                 subscribers[index].scans = scans
                 isDecoding = true
-                var prefix = Data(bytes.prefix(tracker.scanEnds[scans - 1]))
-                prefix.append(contentsOf: [0xFF, 0xD9])
                 let job = Job(
-                    bytes: prefix, scans: scans, frame: (width, height), caller: subscriber.caller,
+                    length: tracker.scanEnds[scans - 1], scans: scans, frame: (width, height), caller: subscriber.caller,
                     sink: subscriber.sink)
                 return .decode(job)
             }
@@ -99,10 +95,14 @@ final class ProgressivePreviewer: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The body received so far (a copy).
+    private let received: @Sendable () -> Data
 
-    /// A previewer for a task whose callers are `callers`; `nil` when none of them wants previews.
-    init?(callers: [DownloadCaller]) {
+    /// A previewer for a task whose callers are `callers` and whose body so far `received` gives; `nil` when none
+    /// of them wants previews.
+    init?(callers: [DownloadCaller], received: @escaping @Sendable () -> Data) {
         guard callers.contains(where: { $0.options.previewSink != nil }) else { return nil }
+        self.received = received
         state.withLock { $0.follow(callers) }
     }
 
@@ -115,7 +115,6 @@ final class ProgressivePreviewer: Sendable {
                 state.finish()
                 return .none
             }
-            state.bytes.append(contentsOf: chunk.readableBytesView)
             state.follow(callers)
             return state.next()
         }
@@ -149,11 +148,21 @@ final class ProgressivePreviewer: Sendable {
         }
     }
 
+    /// The JPEG of the job's completed scans: the body's first `length` bytes and an end-of-image marker; `nil` when
+    /// the body is gone already (the final image is on its way).
+    private func scanBytes(_ job: Job) -> Data? {
+        let body = received()
+        guard body.count >= job.length else { return nil }
+        var bytes = Data(body.prefix(job.length))
+        bytes.append(contentsOf: [0xFF, 0xD9])
+        return bytes
+    }
+
     private func run(_ job: Job) {
         let wanted = { [self] in
             state.withLock { $0.isFollowing(job.caller) } && !job.caller.isDelivered && !job.caller.task.isCancelled
         }
-        if wanted(), let preview = Self.decode(job), wanted() {
+        if wanted(), let preview = Self.decode(job, bytes: scanBytes(job)), wanted() {
             job.sink.deliver(preview, scans: job.scans, from: job.caller)
         }
         state.withLock { $0.decoded(for: job.caller) }
