@@ -32,9 +32,12 @@ let package = Package(
         ),
         // <sys/xattr.h>, which Glibc's module leaves out: the disk cache stores each file's digest as an attribute.
         .systemLibrary(name: "CFileAttributes"),
+        // The one lock of the package (a pthread mutex ThreadSanitizer can see), shared by every target.
+        .target(name: "KingfisherLocking", swiftSettings: strictSettings),
         .target(
             name: "Kingfisher",
             dependencies: [
+                "KingfisherLocking",
                 "CVips",
                 "CFileAttributes",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -56,13 +59,16 @@ let package = Package(
         // The terminal image view: an image target drawing with libchafa.
         .target(
             name: "KingfisherTerminal",
-            dependencies: ["Kingfisher", "CChafa"],
+            dependencies: [
+                "KingfisherLocking", "Kingfisher", "CChafa",
+            ],
             swiftSettings: strictSettings
         ),
         // A loopback HTTP server with fault switches, for the tests and for `kf demo`.
         .target(
             name: "KingfisherTestSupport",
             dependencies: [
+                "KingfisherLocking",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -73,6 +79,7 @@ let package = Package(
         .executableTarget(
             name: "kf",
             dependencies: [
+                "KingfisherLocking",
                 "Kingfisher",
                 "KingfisherTerminal",
                 "KingfisherTestSupport",  // the loopback server `kf demo` serves its sample images from
@@ -84,6 +91,7 @@ let package = Package(
         .testTarget(
             name: "KingfisherTests",
             dependencies: [
+                "KingfisherLocking",
                 "Kingfisher", "CVips", "KingfisherTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Reference"],  // images the tests read by path
@@ -91,13 +99,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KingfisherTerminalTests",
-            dependencies: ["KingfisherTerminal", "Kingfisher", "CVips", "KingfisherTestSupport"],
+            dependencies: ["KingfisherLocking", "KingfisherTerminal", "Kingfisher", "CVips", "KingfisherTestSupport"],
             swiftSettings: strictSettings
         ),
         // Runs the built `kf` binary as a subprocess against real files and a loopback server.
         .testTarget(
             name: "KfCommandTests",
-            dependencies: ["kf", "Kingfisher", "KingfisherTestSupport"],
+            dependencies: ["KingfisherLocking", "kf", "Kingfisher", "KingfisherTestSupport"],
             swiftSettings: strictSettings
         ),
     ],

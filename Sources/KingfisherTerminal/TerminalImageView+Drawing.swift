@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 import Kingfisher
 
 /// The drawing side of ``TerminalImageView``: everything here runs on the view's queue, one block at a time.

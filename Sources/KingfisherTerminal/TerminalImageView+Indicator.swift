@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 public import Kingfisher
 
 /// The indicator on a ``TerminalImageView``'s status line: a spinner with the download's progress.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 public import Kingfisher
 
 /// Transitions on a ``TerminalImageView``: a fade as a few blended frames.

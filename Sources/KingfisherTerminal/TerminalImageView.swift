@@ -1,6 +1,6 @@
 import Dispatch
 public import Kingfisher
-import Synchronization
+import KingfisherLocking
 
 /// An image view for a terminal: Kingfisher's image target that draws with libchafa into a region of cells.
 ///
@@ -39,8 +39,8 @@ public final class TerminalImageView: KingfisherImageTarget {
         var generation = 0
     }
 
-    let shown = Mutex(Shown())
-    let drawing = Mutex(DrawingState())
+    let shown = Locked(Shown())
+    let drawing = Locked(DrawingState())
     let queue = DispatchQueue(label: "com.onevcat.Kingfisher.TerminalImageView")
 
     public init(

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import KingfisherLocking
 
 /// Where terminal views draw: a file handle (standard output by default) and a region of rows reserved on it.
 ///
@@ -14,12 +15,12 @@ import Synchronization
 /// let view = TerminalImageView(screen: screen, region: TerminalRegion(size: TerminalGridSize(columns: 80, rows: 24)))
 /// ```
 public final class TerminalScreen: Sendable {
-    private let fileHandle: Mutex<FileHandle>
+    private let fileHandle: Locked<FileHandle>
     private let reservedRows = Atomic<Int>(0)
 
     /// A screen writing to `fileHandle`.
     public init(fileHandle: FileHandle = .standardOutput) {
-        self.fileHandle = Mutex(fileHandle)
+        self.fileHandle = Locked(fileHandle)
     }
 
     /// The rows reserved so far; 0 before ``reserve(rows:)``.

@@ -3,7 +3,7 @@ public import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
+import KingfisherLocking
 
 /// A real HTTP/1.1 server on `127.0.0.1` with a port chosen by the OS, serving bytes per path with switches for
 /// the faults a downloader must survive: status codes, headers, a delay before the head, slow, trickling or chunked
@@ -41,7 +41,7 @@ public final class TestHTTPServer: Sendable {
         var isShutDown = false
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     private let channel: any Channel
 
     /// The port the server listens on.
@@ -55,7 +55,7 @@ public final class TestHTTPServer: Sendable {
     /// Starts a server on `127.0.0.1` with an ephemeral port; with `tls`, it speaks HTTPS with that certificate
     /// chain and key (PEM files).
     public static func start(tls: (certificateChain: URL, privateKey: URL)? = nil) async throws -> TestHTTPServer {
-        let box = Mutex<TestHTTPServer?>(nil)
+        let box = Locked<TestHTTPServer?>(nil)
         let sslContext = try tls.map { files in
             let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain.path).map {
                 NIOSSLCertificateSource.certificate($0)

@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// A frame source of one's own drives the frames of `animatedImage(source:options:baseImage:)`, as in
@@ -12,7 +12,7 @@ final class ImageFrameSourceTests: XCTestCase {
         let durations: [TimeInterval]
         let sizes: [(Int, Int)]
         let data: Data?
-        private let reads = Mutex(0)
+        private let reads = Locked(0)
 
         init(colours: [[UInt8]], durations: [TimeInterval], sizes: [(Int, Int)]? = nil, data: Data? = nil) {
             self.colours = colours

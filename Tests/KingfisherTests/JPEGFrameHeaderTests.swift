@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @testable import Kingfisher
@@ -105,7 +105,7 @@ struct JPEGFrameHeaderTests {
 
 /// A thread-safe integer for the gate test.
 private final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = Locked(0)
     var value: Int { storage.withLock { $0 } }
     func add(_ delta: Int) -> Int {
         storage.withLock {

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// `.progressiveJPEG`: previews of a progressive JPEG while it downloads, from the loopback server sending the file
@@ -16,7 +16,7 @@ final class ProgressiveJPEGPreviewTests: XCTestCase {
             case preview(width: Int)
             case final
         }
-        private let state = Mutex<[(Event, ContinuousClock.Instant)]>([])
+        private let state = Locked<[(Event, ContinuousClock.Instant)]>([])
         func record(_ event: Event) { state.withLock { $0.append((event, .now)) } }
         var events: [Event] { state.withLock { $0.map(\.0) } }
         var previewTimes: [ContinuousClock.Instant] {

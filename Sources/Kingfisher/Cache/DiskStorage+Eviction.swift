@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 extension DiskStorage.Backend {
     /// Removes every expired file; returns their URLs. Also removes the temporary files of abandoned writes (their

@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-import Synchronization
+import KingfisherLocking
 
 /// The on-disk half of ``ImageCache``: a namespace for ``Backend`` and ``Config``.
 public enum DiskStorage {
@@ -31,7 +31,7 @@ public enum DiskStorage {
 
         /// The directory the files are in.
         public let directoryURL: URL
-        let state: Mutex<State>
+        let state: Locked<State>
         /// Where the clean-up of the temporaries of writes abandoned before the storage was opened runs.
         let openingQueue = DispatchQueue(label: "com.onevcat.Kingfisher.DiskStorage.opening", qos: .utility)
 
@@ -50,7 +50,7 @@ public enum DiskStorage {
         ///   write (a storage that is never written, such as a memory-only cache's, never creates it).
         public init(noThrowConfig config: Config, creatingDirectory: Bool) {
             self.directoryURL = config.directoryURL
-            self.state = Mutex(State(config: config))
+            self.state = Locked(State(config: config))
             if creatingDirectory {
                 do {
                     try prepareDirectory()

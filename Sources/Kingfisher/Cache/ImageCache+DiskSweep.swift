@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 import Logging
 
 extension Notification.Name {
@@ -29,7 +29,7 @@ final class DiskSweeper: Sendable {
         var timer: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Automatic sweeps run here, one at a time, beside the cache's I/O queue (the storage is safe to share).
     let queue: DispatchQueue
 

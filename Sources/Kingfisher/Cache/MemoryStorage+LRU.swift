@@ -1,7 +1,7 @@
 /// A dictionary whose entries also form a recency list, most recently used first; every operation is O(1).
 ///
 /// Nodes live in one array and link to each other by index, so moving an entry costs two stores and no
-/// allocation. Freed slots are reused. Not thread-safe: ``MemoryStorage/Backend`` keeps it inside a `Mutex`.
+/// allocation. Freed slots are reused. Not thread-safe: ``MemoryStorage/Backend`` keeps it inside its lock.
 struct LRUIndex<Value> {
     private struct Node {
         var key: String

@@ -1,11 +1,11 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// The in-memory half of ``ImageCache``: a namespace for ``Backend`` and ``Config``.
 public enum MemoryStorage {
     /// A thread-safe, cost- and count-limited LRU store with expiration per value.
     ///
-    /// Every operation is O(1) under one `Mutex` (except ``removeExpired()``, which walks all values).
+    /// Every operation is O(1) under one lock (except ``removeExpired()``, which walks all values).
     /// When a store takes the storage over ``Config/totalCostLimit`` or ``Config/countLimit``, the least
     /// recently used values are evicted until it fits. A background task drops expired values every
     /// ``Config/cleanInterval`` seconds; it needs no run loop and stops when the backend is released.
@@ -23,12 +23,12 @@ public enum MemoryStorage {
 
         typealias State = MemoryStorageState
 
-        private let state: Mutex<State>
-        private let cleaner = Mutex<Task<Void, Never>?>(nil)
+        private let state: Locked<State>
+        private let cleaner = Locked<Task<Void, Never>?>(nil)
 
         /// Creates a storage and starts its expiry cleaner.
         public init(config: Config) {
-            self.state = Mutex(State(config: config))
+            self.state = Locked(State(config: config))
             let interval = config.cleanInterval
             guard interval > 0, interval.isFinite else { return }
             let task = Task.detached(priority: .utility) { [weak self] in

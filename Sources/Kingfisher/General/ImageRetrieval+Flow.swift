@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// What step 4 of a retrieval produced: an image and the bytes it came from.
 struct FetchedImage: Sendable {
@@ -228,7 +228,7 @@ extension ImageRetrieval {
         let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
         // The reporter is in place before the provider starts: a cancel as soon as the provider runs must report
         // this error, not the earlier step's.
-        let running = Mutex<Task<Data, any Error>?>(nil)
+        let running = Locked<Task<Data, any Error>?>(nil)
         let reportCancelled: @Sendable () -> Void = { [self] in
             running.withLock { $0 }?.cancel()
             deliver(.failure(cancelled))
@@ -277,7 +277,7 @@ extension ImageRetrieval {
         let originalCache = self.originalCache
         let forcedExtension = options.forcedExtension
         let expiration = options.diskCacheExpiration
-        let failure = Mutex<KingfisherError?>(nil)
+        let failure = Locked<KingfisherError?>(nil)
         let note: @Sendable (CacheStoreResult) -> Void = { stored in
             guard case .failure(let error) = stored.diskCacheResult else { return }
             failure.withLock { $0 = $0 ?? error }

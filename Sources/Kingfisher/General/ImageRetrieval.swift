@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// One retrieval by ``KingfisherManager``: what it reads and writes, its task, and its completion, which runs
 /// exactly once whatever races between finishing and cancelling.
@@ -25,8 +25,8 @@ final class ImageRetrieval: Sendable {
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
     /// Every task of the retrieval: the caller's first, then one per alternative source; the last is current.
-    private let tasks: Mutex<[DownloadTask]>
-    private let completion: Mutex<Completion?>
+    private let tasks: Locked<[DownloadTask]>
+    private let completion: Locked<Completion?>
 
     init(
         source: Source, options: KingfisherParsedOptionsInfo, manager: KingfisherManager, task: DownloadTask,
@@ -43,10 +43,10 @@ final class ImageRetrieval: Sendable {
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
-        self.tasks = Mutex([task])
+        self.tasks = Locked([task])
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
-        self.completion = Mutex(completion ?? { _ in })
+        self.completion = Locked(completion ?? { _ in })
     }
 
     /// The task of the source being retrieved now: the first one, or the latest alternative's.

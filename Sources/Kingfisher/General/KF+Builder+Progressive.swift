@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherLocking
 
 /// Progressive JPEG previews on every option setter (``KF/Builder`` and a user's own ``KFOptionSetter``).
 extension KFOptionSetter {

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// The image-target side of ``KF/Builder``: ``set(to:)`` and the setters only a target uses, as Kingfisher's
 /// `KFOptionSetter` and `KF.Builder` have them.

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 extension KF {
     /// A builder for `url`: set options with chained calls, then ``Builder/retrieve()``.
@@ -60,7 +60,7 @@ extension KF {
 
         /// What the builder loads; `nil` when it was made from `nil`.
         public let source: Source?
-        let state = Mutex(State())
+        let state = Locked(State())
 
         /// Called with the error when the retrieval fails; set through ``KFOptionSetter/onFailure(_:)``.
         public let onFailureDelegate = Delegate<KingfisherError, Void>()

@@ -1,4 +1,5 @@
 public import Foundation
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -11,7 +12,7 @@ public import Foundation
 ///
 /// ```swift
 /// final class ThumbnailRequest: KFOptionSetter {
-///     private let stored = Mutex(KingfisherParsedOptionsInfo(nil))
+///     private let stored = Locked(KingfisherParsedOptionsInfo(nil))
 ///     var options: KingfisherParsedOptionsInfo {
 ///         get { stored.withLock { $0 } }
 ///         set { stored.withLock { $0 = newValue } }

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// What ``KingfisherManager/retrieveLivePhoto(with:options:progressBlock:referenceTaskIdentifierChecker:)`` hands
 /// back: the Live Photo's files in the disk cache.
@@ -131,7 +131,7 @@ extension KingfisherManager {
 private final class LivePhotoProgress: Sendable {
     private let report: DownloadProgressBlock
     private let checker: (@Sendable () -> Bool)?
-    private let parts = Mutex<[Int: (received: Int64, expected: Int64)]>([:])
+    private let parts = Locked<[Int: (received: Int64, expected: Int64)]>([:])
 
     init(report: @escaping DownloadProgressBlock, checker: (@Sendable () -> Bool)?) {
         self.report = report

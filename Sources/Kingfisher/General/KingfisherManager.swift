@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherLocking
 
 /// Called with the download task that now carries a retrieval, when it changes (for example when an alternative
 /// source starts downloading); `nil` when no download runs any more.
@@ -39,7 +39,7 @@ public final class KingfisherManager: Sendable {
         var parsed = KingfisherParsedOptionsInfo(nil)
     }
 
-    private let defaults = Mutex(Defaults())
+    private let defaults = Locked(Defaults())
 
     /// A manager over `downloader` and `cache`.
     public init(downloader: ImageDownloader, cache: ImageCache) {

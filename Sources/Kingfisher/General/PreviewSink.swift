@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherLocking
 
 /// Where the previews of one load go: to an image target, an ``ImageRetrievalTask``'s stream, or
 /// ``ImageProgressive/onImageUpdated``.
@@ -20,7 +20,7 @@ final class PreviewSink: Sendable {
         var lastScans = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(progressive: ImageProgressive, receive: @escaping @Sendable (KFCrossPlatformImage) -> Void) {
         self.progressive = progressive

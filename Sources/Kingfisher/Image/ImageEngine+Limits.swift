@@ -1,9 +1,10 @@
 public import Foundation
 import Synchronization
+import KingfisherLocking
 
 extension ImageEngine {
     private static let frameLimit = Atomic<Int>(3_000)
-    private static let computeTimeLimit = Mutex(TimeLimit())
+    private static let computeTimeLimit = Locked(TimeLimit())
 
     /// The most frames an animated image (GIF, WebP) may declare. Longer animations are rejected from their header
     /// with ``KingfisherError/ProcessorErrorReason/frameLimitExceeded(frames:limit:)`` before any frame is decoded;

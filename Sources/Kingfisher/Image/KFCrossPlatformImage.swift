@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// An image in memory: decoded 8-bit sRGB pixels (with alpha when the source had it), a scale, and for an
 /// animated image its frames and their timing. The type Kingfisher calls `UIImage` or `NSImage` elsewhere.
@@ -33,7 +33,7 @@ public final class KFCrossPlatformImage: Sendable {
     let frameSource: (any ImageFrameSource)?
     /// `KFCrossPlatformImage()`: no pixels. `storage` then holds one transparent pixel nobody reads.
     let isEmptyImage: Bool
-    private let originalAnimatedData: Mutex<Data?>
+    private let originalAnimatedData: Locked<Data?>
 
     init(
         storage: VipsImageHandle, scale: CGFloat, animation: Animation?, animatedImageData: Data?,
@@ -45,7 +45,7 @@ public final class KFCrossPlatformImage: Sendable {
         self.sourceFrameCount = sourceFrameCount
         self.frameSource = frameSource
         self.isEmptyImage = isEmptyImage
-        self.originalAnimatedData = Mutex(animatedImageData)
+        self.originalAnimatedData = Locked(animatedImageData)
     }
 
     /// Width of one frame in pixels; 0 for an empty image.

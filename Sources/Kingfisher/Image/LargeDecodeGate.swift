@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import NIOPosix
-import Synchronization
+import KingfisherLocking
 
 /// Lets one memory-hungry decode run at a time, process-wide; other decodes never wait.
 ///
@@ -24,7 +24,7 @@ struct LargeDecodeGate {
     /// Marks a thread running admitted work, whose decodes pass the thread gate.
     private final class Admission: Sendable {}
 
-    private static let admission = Mutex(State())
+    private static let admission = Locked(State())
     private static let threadGate = DispatchSemaphore(value: 1)
     private static let admittedThread = ThreadSpecificVariable<Admission>()
     private let entered: Bool

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// Reports how much of a download has arrived: bytes received and bytes expected (`-1` when the server did not
 /// say).
@@ -21,8 +21,8 @@ final class DownloadCaller: Sendable {
     let task: DownloadTask
     /// Whether delivering hands ``task`` back to its owner (see ``DownloadTask/handBack()``) instead of finishing it.
     let handsTaskBack: Bool
-    private let currentAttempt = Mutex(Attempt(retriedCount: 0, userInfo: nil))
-    private let completion: Mutex<(@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?>
+    private let currentAttempt = Locked(Attempt(retriedCount: 0, userInfo: nil))
+    private let completion: Locked<(@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?>
 
     init(
         url: URL, options: KingfisherParsedOptionsInfo, task: DownloadTask, handsTaskBack: Bool = false,
@@ -39,7 +39,7 @@ final class DownloadCaller: Sendable {
         self.task = task
         self.handsTaskBack = handsTaskBack
         self.progressBlock = progressBlock
-        self.completion = Mutex(completion ?? { _ in })
+        self.completion = Locked(completion ?? { _ in })
     }
 
     /// The try in progress.

@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherLocking
 
 /// One caller's handle on a download. Cancelling it cancels only this caller: the HTTP request goes on for the
 /// other callers coalesced onto it and is cancelled when the last one cancels.
@@ -22,7 +22,7 @@ public final class DownloadTask: Sendable {
         var last: (task: SessionDataTask, token: SessionDataTask.CancelToken)?
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     init() {}
 

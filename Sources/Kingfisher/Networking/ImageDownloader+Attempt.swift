@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

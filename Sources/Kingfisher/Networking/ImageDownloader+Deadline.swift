@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -58,10 +58,10 @@ extension ImageDownloader {
     /// Where a fetch has got to, for the error of a deadline that ends it: the URL being fetched (the latest
     /// redirect target) and the last response head received.
     final class FetchTrace: Sendable {
-        private let state: Mutex<(url: URL, response: HTTPURLResponse?)>
+        private let state: Locked<(url: URL, response: HTTPURLResponse?)>
 
         init(url: URL) {
-            state = Mutex((url, nil))
+            state = Locked((url, nil))
         }
 
         var snapshot: (url: URL, response: HTTPURLResponse?) { state.withLock { $0 } }

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
+import KingfisherLocking
 import NIOCore
 import NIOHTTP1
 import NIOSSL

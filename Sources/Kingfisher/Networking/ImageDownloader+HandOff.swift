@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// What a caller inside the library hands to ``ImageDownloader/downloadImage(with:options:completionHandler:)``
 /// besides its parameters: the task to use (the manager's retrieval task, handed back when the download
@@ -12,7 +12,7 @@ final class DownloadHandOff: Sendable {
     let task: DownloadTask
     let handsTaskBack: Bool
     let progressBlock: DownloadProgressBlock?
-    private let claimed = Mutex(false)
+    private let claimed = Locked(false)
 
     init(url: URL, task: DownloadTask, handsTaskBack: Bool, progressBlock: DownloadProgressBlock?) {
         self.url = url
@@ -33,10 +33,10 @@ final class DownloadHandOff: Sendable {
 
 /// A completion handler that runs the first time only.
 final class CompletionOnce<Value: Sendable>: Sendable {
-    private let handler: Mutex<(@Sendable (Value) -> Void)?>
+    private let handler: Locked<(@Sendable (Value) -> Void)?>
 
     init(_ handler: (@Sendable (Value) -> Void)?) {
-        self.handler = Mutex(handler ?? { _ in })
+        self.handler = Locked(handler ?? { _ in })
     }
 
     func callAsFunction(_ value: Value) {

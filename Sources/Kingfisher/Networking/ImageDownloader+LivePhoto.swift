@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// The bytes of one downloaded Live Photo file.
 public struct LivePhotoResourceDownloadingResult: Sendable {
@@ -44,7 +44,7 @@ extension ImageDownloader {
     func downloadLivePhotoResource(
         with url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?
     ) async throws -> LivePhotoResourceDownloadingResult {
-        let started = Mutex<DownloadTask?>(nil)
+        let started = Locked<DownloadTask?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let task = downloadLivePhotoResource(

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 import NIOPosix
 
 #if canImport(FoundationNetworking)

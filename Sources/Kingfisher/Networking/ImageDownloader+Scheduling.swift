@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
 public import Foundation
 import NIOPosix
-import Synchronization
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -34,8 +34,8 @@ open class ImageDownloader: @unchecked Sendable {
     public let configuration: Configuration
 
     let client: HTTPClient
-    let scheduler = Mutex(Scheduler())
-    private let settings: Mutex<Settings>
+    let scheduler = Locked(Scheduler())
+    private let settings: Locked<Settings>
 
     struct Settings {
         var downloadTimeout: TimeInterval = 15
@@ -60,7 +60,7 @@ open class ImageDownloader: @unchecked Sendable {
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: clientConfiguration
         )
-        settings = Mutex(Settings())
+        settings = Locked(Settings())
         settings.withLock { $0.authenticationChallengeResponder = self }
     }
 

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import KingfisherLocking
 
 /// Reports a prefetch so far: sources skipped because they were cached, sources that failed, sources loaded.
 public typealias PrefetcherSourceProgressBlock =
@@ -68,7 +68,7 @@ public final class ImagePrefetcher: Sendable {
     private let manager: KingfisherManager
     private let progressBlock: PrefetcherSourceProgressBlock?
     private let completionHandler: PrefetcherSourceCompletionHandler?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A prefetcher for `sources`.
     /// - Parameters:

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
+import KingfisherLocking
 
 /// Makes the progressive JPEG previews of one HTTP task for its callers that asked for them (`.progressiveJPEG`).
 ///
@@ -66,7 +66,8 @@ final class ProgressivePreviewer: Sendable {
                 subscribers[index].scans = scans
                 isDecoding = true
                 let job = Job(
-                    length: tracker.scanEnds[scans - 1], scans: scans, frame: (width, height), caller: subscriber.caller,
+                    length: tracker.scanEnds[scans - 1], scans: scans, frame: (width, height),
+                    caller: subscriber.caller,
                     sink: subscriber.sink)
                 return .decode(job)
             }
@@ -94,7 +95,7 @@ final class ProgressivePreviewer: Sendable {
         case wake(at: ContinuousClock.Instant)
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The body received so far (a copy).
     private let received: @Sendable () -> Data
 

@@ -1,11 +1,11 @@
-import Synchronization
+import KingfisherLocking
 
 /// Hands a value to a continuation the first time only, so a user's completion called twice cannot crash.
 final class ResumeOnce<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+    private let continuation: Locked<CheckedContinuation<T, Never>?>
 
     init(_ continuation: CheckedContinuation<T, Never>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Locked(continuation)
     }
 
     func resume(returning value: T) {

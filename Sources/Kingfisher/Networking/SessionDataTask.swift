@@ -1,6 +1,6 @@
 public import Foundation
 import NIOCore
-import Synchronization
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -22,12 +22,12 @@ public final class SessionDataTask: Sendable {
     /// The URL the first caller asked for (before the request modifier); the URL the delegate is told about.
     let url: URL
     /// The body so far while it downloads, then the whole body until the delegate has seen it (see ``mutableData``).
-    let body = Mutex(Body.receiving(nil))
+    let body = Locked(Body.receiving(nil))
 
     let key: RequestKey
     /// The first caller's redirect handler; callers joining later share it.
     let redirectHandler: (any ImageDownloadRedirectHandler)?
-    let state = Mutex(StateMachine())
+    let state = Locked(StateMachine())
     // Strong: a task keeps its downloader alive until it ends (the downloader drops the task then).
     private let downloader: ImageDownloader
 

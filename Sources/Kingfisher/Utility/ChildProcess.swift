@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 #if canImport(Glibc)
     import Glibc
@@ -48,11 +48,11 @@ struct ChildProcess {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outHandle
         process.standardError = errHandle
-        let timedOut = Mutex(false)
+        let timedOut = Locked(false)
         // Launching and cancelling take one lock, so a cancel that lands while the child is being launched waits
         // for the launch and then kills it (checked separately, a cancel could fall between the check and the launch
         // and the child ran to its end).
-        let launch = Mutex(LaunchState.notStarted)
+        let launch = Locked(LaunchState.notStarted)
         let status = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
                 let launched: Result<Void, any Error> = launch.withLock { state in

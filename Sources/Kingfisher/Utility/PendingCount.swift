@@ -1,11 +1,11 @@
-import Synchronization
+import KingfisherLocking
 
 /// Runs a block once a number of events have arrived; later arrivals do nothing.
 final class PendingCount: Sendable {
-    private let state: Mutex<(remaining: Int, then: (@Sendable () -> Void)?)>
+    private let state: Locked<(remaining: Int, then: (@Sendable () -> Void)?)>
 
     init(_ count: Int, then: @escaping @Sendable () -> Void) {
-        state = Mutex((count, then))
+        state = Locked((count, then))
     }
 
     func arrive() {

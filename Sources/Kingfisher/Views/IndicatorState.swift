@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherLocking
 
 /// What a built-in indicator shows: whether it is animating, and the download progress of the current load.
 public struct IndicatorState: Sendable, Equatable {
@@ -29,7 +29,7 @@ final class IndicatorModel: Sendable {
         var onChange: (@Sendable (IndicatorState) -> Void)?
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     var state: IndicatorState { storage.withLock { $0.state } }
 

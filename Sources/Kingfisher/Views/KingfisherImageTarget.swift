@@ -1,10 +1,11 @@
 /// Anything that can show an image: the platform-neutral form of Kingfisher's `UIImageView` extensions. Conform a
+import KingfisherLocking
 /// view, get `target.kf.setImage(with:)` with Kingfisher's placeholder, indicator and transition rules.
 ///
 /// ```swift
 /// final class Thumbnail: KingfisherImageTarget {
 ///     let kingfisherState = KingfisherTargetState()
-///     private let shown = Mutex<KFCrossPlatformImage?>(nil)
+///     private let shown = Locked<KFCrossPlatformImage?>(nil)
 ///     var image: KFCrossPlatformImage? {
 ///         get { shown.withLock { $0 } }
 ///         set { shown.withLock { $0 = newValue }; redraw() }

@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherLocking
 
 /// Kingfisher's bookkeeping for one image target: the current request and its task, the placeholder shown, the
 /// indicator. A target owns one in a stored property (``KingfisherImageTarget/kingfisherState``) so it lives and
@@ -18,7 +18,7 @@ public final class KingfisherTargetState: Sendable {
         var indicator: (any Indicator)?
     }
 
-    let values = Mutex(Values())
+    let values = Locked(Values())
 
     /// Every call Kingfisher makes on the target goes through here, one at a time.
     let actions = TargetActionQueue()

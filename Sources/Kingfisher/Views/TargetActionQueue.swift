@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherLocking
 
 /// Runs one target's actions one at a time, in the order they were submitted, without a lock held while one runs
 /// (so an action may call back into Kingfisher for the same target).
@@ -14,7 +14,7 @@ final class TargetActionQueue: Sendable {
         var pending: [Action] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func submit(_ action: @escaping Action) {
         let runsNow = state.withLock { state in

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import Logging
-import Synchronization
+import KingfisherLocking
 
 /// Sources whose image was not stored in the disk cache, grouped by why, so a run names each reason once (a full
 /// disk fails every write the same way) instead of once per file.
@@ -12,7 +12,7 @@ final class CacheWriteFailures: Sendable {
         var causes: [(cause: String, count: Int)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let directory: URL
 
     init(directory: URL) {

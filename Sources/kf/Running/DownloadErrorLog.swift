@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -9,7 +9,7 @@ import Synchronization
 /// Remembers why downloads failed, per URL, so a prefetch (whose blocks list failed sources without reasons)
 /// can print one.
 final class DownloadErrorLog: ImageDownloaderDelegate {
-    private let errors = Mutex<[URL: String]>([:])
+    private let errors = Locked<[URL: String]>([:])
 
     func imageDownloader(
         _ downloader: ImageDownloader, didFinishDownloadingImageForURL url: URL, with response: URLResponse?,

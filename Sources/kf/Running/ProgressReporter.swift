@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherLocking
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +28,7 @@ final class ProgressReporter: Sendable {
     private let verb: String
     private let start = ContinuousClock.now
     private let drawsBar: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// - Parameters:
     ///   - total: how many sources the run has.

@@ -1,9 +1,9 @@
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 
 /// Turns the prefetcher's cumulative lists into one event per newly finished source.
 final class SeenCounts: Sendable {
-    private let counts = Mutex((skipped: 0, failed: 0, completed: 0))
+    private let counts = Locked((skipped: 0, failed: 0, completed: 0))
 
     /// Calls `each` for the sources past the counts seen so far, then remembers the new counts.
     func report(

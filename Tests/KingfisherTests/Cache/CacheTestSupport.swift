@@ -1,13 +1,13 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 
 /// A clock tests move by hand, so expiry is tested without sleeping.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     init(_ start: Date = Date()) {
-        current = Mutex(start)
+        current = Locked(start)
     }
 
     var now: @Sendable () -> Date {

@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// The cache's disk cleaning as Kingfisher users see it: `KingfisherDidCleanDiskCache` with the removed hashes, the
@@ -10,7 +10,7 @@ final class ImageCacheDiskCleaningTests: XCTestCase {
     private final class NotificationRecorder {
         typealias Posted = (sameCache: Bool, hashes: [String]?)
         private final class Box: Sendable {
-            let posted = Mutex<[Posted]>([])
+            let posted = Locked<[Posted]>([])
         }
         private let box = Box()
         private var token: (any NSObjectProtocol)?

@@ -1,14 +1,14 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 /// Records, for each time the disk storage reads its clock, whether that ran inside a Swift task. The clock is read
 /// by every existence probe (`isCached`), so a probe on the cache's I/O queue shows up as "not inside a task" and
 /// one on the caller's thread or the retrieval's task as "inside a task".
 final class ProbeContextRecorder: Sendable {
-    private let calls = Mutex<[Bool]>([])
+    private let calls = Locked<[Bool]>([])
 
     var now: @Sendable () -> Date {
         { [self] in

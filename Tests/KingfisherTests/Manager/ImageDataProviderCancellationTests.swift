@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// Cancelling a provider-backed retrieval reports Kingfisher 8.11's `.requestError(reason: .dataProviderCancelled)`,
@@ -11,7 +11,7 @@ final class ImageDataProviderCancellationTests: XCTestCase {
     private final class CooperativeProvider: ImageDataProvider {
         let cacheKey: String
         let started = ResultlessCounter()
-        private let sawCancellation = Mutex(false)
+        private let sawCancellation = Locked(false)
 
         init(cacheKey: String) { self.cacheKey = cacheKey }
 
@@ -34,7 +34,7 @@ final class ImageDataProviderCancellationTests: XCTestCase {
         let cacheKey: String
         let started = ResultlessCounter()
         let returned = ResultlessCounter()
-        private let pending = Mutex<(@Sendable (Result<Data, any Error>) -> Void)?>(nil)
+        private let pending = Locked<(@Sendable (Result<Data, any Error>) -> Void)?>(nil)
 
         init(cacheKey: String) { self.cacheKey = cacheKey }
 

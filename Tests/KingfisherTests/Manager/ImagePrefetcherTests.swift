@@ -1,13 +1,13 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 /// Waits for a prefetcher's completion and records every progress report.
 final class PrefetchRecorder: Sendable {
     typealias Lists = (skipped: [Source], failed: [Source], completed: [Source])
-    private let state = Mutex<(progress: [Lists], completions: [Lists])>(([], []))
+    private let state = Locked<(progress: [Lists], completions: [Lists])>(([], []))
     private let done = ResultlessCounter()
 
     var progress: PrefetcherSourceProgressBlock {

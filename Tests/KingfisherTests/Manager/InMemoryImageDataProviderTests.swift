@@ -1,13 +1,13 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// `Base64ImageDataProvider` and `RawImageDataProvider` answer `data(handler:)` synchronously, as in Kingfisher:
 /// the handler has run when the call returns.
 final class InMemoryImageDataProviderTests: XCTestCase {
     private func synchronousResult(of provider: any ImageDataProvider) -> Result<Data, any Error>? {
-        let result = Mutex<Result<Data, any Error>?>(nil)
+        let result = Locked<Result<Data, any Error>?>(nil)
         provider.data { value in result.withLock { $0 = value } }
         return result.withLock { $0 }
     }

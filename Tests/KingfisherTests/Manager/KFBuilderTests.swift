@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -71,7 +71,7 @@ struct KFBuilderTests {
         try await withManager { f in
             f.server.route("/a.png", .ok(Fixtures.png()))
             f.server.route("/missing.png", .status(404))
-            let events = Mutex<[String]>([])
+            let events = Locked<[String]>([])
             let counter = ResultlessCounter()
             _ = try await KF.url(f.server.url("/a.png")).manager(f.manager)
                 .onSuccess { result in

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,7 +10,7 @@ import Testing
 
 /// A user's own builder type: storage for the options and the three delegates is all it writes.
 private final class ThumbnailRequest: KFOptionSetter, Sendable {
-    private let stored = Mutex(KingfisherParsedOptionsInfo(nil))
+    private let stored = Locked(KingfisherParsedOptionsInfo(nil))
     var options: KingfisherParsedOptionsInfo {
         get { stored.withLock { $0 } }
         set { stored.withLock { $0 = newValue } }
@@ -50,7 +50,7 @@ struct KFOptionSetterTests {
 
     @Test func resultBlocksAreKeptInTheDelegates() {
         let request = ThumbnailRequest()
-        let calls = Mutex<[String]>([])
+        let calls = Locked<[String]>([])
         _ =
             request
             .onSuccess { _ in calls.withLock { $0.append("success") } }
@@ -89,7 +89,7 @@ struct KFOptionSetterTests {
             f.server.route("/old.png", .redirect(to: "/new.png"))
             f.server.route("/new.png", .ok(Fixtures.png()))
             f.server.route("/other.png", .ok(Fixtures.png(width: 9, height: 9)))
-            let seen = Mutex<(status: Int, next: String?, original: String?)?>(nil)
+            let seen = Locked<(status: Int, next: String?, original: String?)?>(nil)
             let result = try await KF.url(f.server.url("/old.png")).manager(f.manager)
                 .redirectHandler { (payload: KF.RedirectPayload) in
                     seen.withLock {

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))
@@ -101,7 +101,7 @@ struct KingfisherManagerAlternativeSourcesTests {
         try await withManager { f in
             f.server.route("/broken.png", .status(404))
             f.server.route("/held.png", TestHTTPServer.Route(body: Fixtures.png(), held: true))
-            let updated = Mutex<[DownloadTask?]>([])
+            let updated = Locked<[DownloadTask?]>([])
             let collector = RetrievalCollector()
             let first = f.manager.retrieveImage(
                 with: f.server.url("/broken.png"),
@@ -126,7 +126,7 @@ struct KingfisherManagerAlternativeSourcesTests {
     @Test func cancellingTheFirstTaskAfterAProviderFailedStopsTheAlternative() async throws {
         try await withManager { f in
             f.server.route("/held.png", TestHTTPServer.Route(body: Fixtures.png(), held: true))
-            let updated = Mutex<[DownloadTask?]>([])
+            let updated = Locked<[DownloadTask?]>([])
             let collector = RetrievalCollector()
             // Given a failing provider whose alternative is downloading
             let first = f.manager.retrieveImage(
@@ -157,7 +157,7 @@ struct KingfisherManagerAlternativeSourcesTests {
             let slow = f.server.url("/slow.png")
             let delegate = RecordingDelegate()
             f.downloader.delegate = delegate
-            let updated = Mutex<[DownloadTask?]>([])
+            let updated = Locked<[DownloadTask?]>([])
             let collector = RetrievalCollector()
             let returned = f.manager.retrieveImage(
                 with: f.server.url("/broken.png"),

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// What the manager does to a cache hit before handing it out, as Kingfisher does: a memory hit made with other
@@ -120,7 +120,7 @@ final class KingfisherManagerCacheHitPreparationTests: XCTestCase {
 /// Resizes to 16x12 and counts how often it ran.
 private final class CountingResizer: ImageProcessor {
     let identifier = "test.CountingResizer"
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     var runs: Int { count.withLock { $0 } }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))
@@ -112,7 +112,7 @@ struct KingfisherManagerCancellationTests {
         try await withManager { f in
             let png = Fixtures.png(width: 8, height: 8)
             let rounds = 1000
-            let results = Mutex<[Int: [Result<RetrieveImageResult, KingfisherError>]]>([:])
+            let results = Locked<[Int: [Result<RetrieveImageResult, KingfisherError>]]>([:])
             let counter = ResultlessCounter()
             // Each round, one after another, races a cancel against a provider retrieval that may or may not have finished
             for round in 0..<rounds {
@@ -158,7 +158,7 @@ struct KingfisherManagerCancellationTests {
             let png = Fixtures.png(width: 8, height: 8)
             let rounds = 300
             let counter = ResultlessCounter()
-            let results = Mutex<[Int: [Result<RetrieveImageResult, KingfisherError>]]>([:])
+            let results = Locked<[Int: [Result<RetrieveImageResult, KingfisherError>]]>([:])
             for round in 0..<rounds { f.server.route("/r\(round).png", .ok(png)) }
             // Each round cancels at a different moment: in the caches, the download, processing or the disk write
             for round in 0..<rounds {

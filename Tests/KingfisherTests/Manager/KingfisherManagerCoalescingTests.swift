@@ -1,14 +1,14 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 /// Resizes to a fixed size and counts how often it ran.
 final class CountingProcessor: ImageProcessor {
     let identifier: String
     private let inner: ResizingImageProcessor
-    private let calls = Mutex(0)
+    private let calls = Locked(0)
 
     init(width: CGFloat) {
         inner = ResizingImageProcessor(referenceSize: CGSize(width: width, height: width))

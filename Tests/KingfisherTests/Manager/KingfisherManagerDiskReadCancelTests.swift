@@ -2,13 +2,13 @@ import Dispatch
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 /// Opens the gate installed for a round when the disk storage reads its clock, which it does first thing in every
 /// read, so a test can cancel while the file is being read and decoded.
 final class DiskReadSignal: Sendable {
-    private let gate = Mutex<Gate?>(nil)
+    private let gate = Locked<Gate?>(nil)
 
     var now: @Sendable () -> Date {
         { [self] in
@@ -42,7 +42,7 @@ struct KingfisherManagerDiskReadCancelTests {
                 }
                 server.route("/unused.jpg", .status(404))
                 // Only what the checks need is kept, so the decoded images can go
-                let results = Mutex<[Int: [Result<(CacheType, CGSize), KingfisherError>]]>([:])
+                let results = Locked<[Int: [Result<(CacheType, CGSize), KingfisherError>]]>([:])
                 var inMemory: [Int: Bool] = [:]
                 let counter = ResultlessCounter()
                 for round in 0..<rounds {

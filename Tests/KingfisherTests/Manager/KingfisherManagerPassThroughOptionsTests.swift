@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 /// Records whether it ran on a queue marked with `key`.
@@ -11,7 +11,7 @@ final class QueueRecordingProcessor: ImageProcessor {
     let key: DispatchSpecificKey<Int>
 
     init(key: DispatchSpecificKey<Int>) { self.key = key }
-    let ranOnQueue = Mutex<[Bool]>([])
+    let ranOnQueue = Locked<[Bool]>([])
 
     func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         ranOnQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == 7) }

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))
@@ -160,7 +160,7 @@ struct KingfisherManagerTests {
         try await withManager { f in
             let png = Fixtures.png(width: 64, height: 64)
             f.server.route("/a.png", TestHTTPServer.Route(body: png, chunkSize: 256))
-            let received = Mutex<[Int64]>([])
+            let received = Locked<[Int64]>([])
             _ = try await f.manager.retrieveImage(with: f.server.url("/a.png")) { done, _ in
                 received.withLock { $0.append(done) }
             }

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// Live Photo loading: `LivePhotoSource` / `LivePhotoResource`, `ImageDownloader.downloadLivePhotoResource` and
@@ -178,7 +178,7 @@ final class LivePhotoTests: XCTestCase {
             f.server.route("/photo.heic", .ok(heic))
             f.server.route("/photo.mov", .ok(mov))
             let source = LivePhotoSource(urls: [f.server.url("/photo.heic"), f.server.url("/photo.mov")])
-            let reports = Mutex<[(Int64, Int64)]>([])
+            let reports = Locked<[(Int64, Int64)]>([])
             _ = try await f.manager.retrieveLivePhoto(with: source) { received, total in
                 reports.withLock { $0.append((received, total)) }
             }
@@ -187,7 +187,7 @@ final class LivePhotoTests: XCTestCase {
             XCTAssertEqual(all.map(\.0).max(), total)
             XCTAssertTrue(all.contains { $0 == (total, total) })
             // A checker saying the task is no longer current silences the reports
-            let silenced = Mutex(0)
+            let silenced = Locked(0)
             _ = try await f.manager.retrieveLivePhoto(
                 with: source, options: [.forceRefresh], progressBlock: { _, _ in silenced.withLock { $0 += 1 } },
                 referenceTaskIdentifierChecker: { false })

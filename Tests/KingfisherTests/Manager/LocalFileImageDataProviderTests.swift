@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// `LocalFileImageDataProvider(fileURL:cacheKey:loadingQueue:)` reads on its loading queue, and its `data` is an
@@ -8,7 +8,7 @@ import XCTest
 final class LocalFileImageDataProviderTests: XCTestCase {
     /// Counts the blocks given to it and runs them at once on the caller's thread.
     private final class CountingQueue: CallbackOperationQueue {
-        private let added = Mutex(0)
+        private let added = Locked(0)
         var count: Int { added.withLock { $0 } }
 
         func addOperation(_ block: @escaping @Sendable () -> Void) {
@@ -37,7 +37,7 @@ final class LocalFileImageDataProviderTests: XCTestCase {
             let file = directory.appendingPathComponent("photo.png")
             try Fixtures.png().write(to: file)
             let provider = LocalFileImageDataProvider(fileURL: file, cacheKey: "mine", loadingQueue: .untouch)
-            let result = Mutex<Result<Data, any Error>?>(nil)
+            let result = Locked<Result<Data, any Error>?>(nil)
             provider.data { value in result.withLock { $0 = value } }
             XCTAssertEqual(try result.withLock { $0 }?.get().count, Fixtures.png().count)
             XCTAssertEqual(provider.cacheKey, "mine")

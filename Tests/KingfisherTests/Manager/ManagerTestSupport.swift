@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 
 /// A fresh loopback server, downloader and temp-dir cache, and a manager over them; all torn down afterwards.
 struct ManagerFixture {
@@ -41,7 +41,7 @@ extension KingfisherManager {
 
 /// Collects retrieval results and lets a test wait for a number of them.
 final class RetrievalCollector: Sendable {
-    private let state = Mutex<[Result<RetrieveImageResult, KingfisherError>]>([])
+    private let state = Locked<[Result<RetrieveImageResult, KingfisherError>]>([])
     private let counter = ResultlessCounter()
 
     var handler: @Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void {
@@ -75,7 +75,7 @@ struct FailingProvider: ImageDataProvider {
 final class CountingProvider: ImageDataProvider {
     let cacheKey: String
     let bytes: Data
-    private let calls = Mutex(0)
+    private let calls = Locked(0)
 
     init(cacheKey: String, bytes: Data) {
         self.cacheKey = cacheKey

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 /// Where progress blocks run. Kingfisher calls them on the main queue; here they run on the options' callback
@@ -20,7 +20,7 @@ struct DownloadProgressTests {
         try await withDownloader { server, downloader in
             let png = Fixtures.png(width: 200, height: 200)
             Self.route(server, png)
-            let onMain = Mutex(false)
+            let onMain = Locked(false)
             let progress = ProgressRecorder()
             _ = try await downloader.downloadImage(
                 with: server.url("/p.png"), options: nil,
@@ -57,7 +57,7 @@ struct DownloadProgressTests {
             let queue = DispatchQueue(label: "progress-test")
             let key = DispatchSpecificKey<Int>()
             queue.setSpecific(key: key, value: 7)
-            let onQueue = Mutex<[Bool]>([])
+            let onQueue = Locked<[Bool]>([])
             _ = try await downloader.downloadImage(
                 with: server.url("/p.png"), options: [.callbackQueue(.dispatch(queue))],
                 progressBlock: { _, _ in onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == 7) } })

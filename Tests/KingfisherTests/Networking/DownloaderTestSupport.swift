@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -46,7 +46,7 @@ extension Result where Failure == KingfisherError {
 
 /// Collects completion results and lets a test wait for a number of them.
 final class ResultCollector: Sendable {
-    private let stored = Mutex<[Result<ImageLoadingResult, KingfisherError>]>([])
+    private let stored = Locked<[Result<ImageLoadingResult, KingfisherError>]>([])
     private let arrivals = ResultlessCounter()
 
     var handler: @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void {
@@ -66,7 +66,7 @@ final class ResultCollector: Sendable {
 
 /// A one-shot gate an async test part can wait on.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func open() {
         let waiters = state.withLock { state in
@@ -99,7 +99,7 @@ final class RecordingDelegate: ImageDownloaderDelegate {
         var didDownloadImage = 0
     }
 
-    let calls = Mutex(Calls())
+    let calls = Locked(Calls())
     let finished = ResultlessCounter()
     let replacementData: Data??
     let validStatusCodes: Set<Int>?
@@ -159,7 +159,7 @@ final class ResultlessCounter: Sendable {
         var waiters: [Waiter] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var count: Int { state.withLock { $0.count } }
 

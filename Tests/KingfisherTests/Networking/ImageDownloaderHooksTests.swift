@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -72,7 +72,7 @@ struct ImageDownloaderHooksTests {
             server.route("/new.png", .status(404))
             server.route("/other.png", .ok(Fixtures.png()))
             let other = server.url("/other.png")
-            let seen = Mutex<[Int]>([])
+            let seen = Locked<[Int]>([])
             let handler = AnyRedirectHandler { task, response, newRequest, completion in
                 seen.withLock { $0.append(response.statusCode) }
                 #expect(newRequest.url?.path == "/new.png")

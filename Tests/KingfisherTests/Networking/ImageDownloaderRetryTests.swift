@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))
@@ -33,7 +33,7 @@ struct ImageDownloaderRetryTests {
     @Test func customIntervalSeesTheRetryCount() async throws {
         try await withDownloader { server, downloader in
             server.route("/down.png", .status(503))
-            let counts = Mutex<[Int]>([])
+            let counts = Locked<[Int]>([])
             let strategy = DelayRetryStrategy(
                 maxRetryCount: 3,
                 retryInterval: .custom { count in
@@ -87,7 +87,7 @@ struct RetryOnEveryFailureTests {
     /// Records each context it is asked about, then retries while `maxRetryCount` allows.
     final class RecordingStrategy: RetryStrategy {
         let maxRetryCount: Int
-        private let contexts = Mutex<[(retried: Int, code: Int)]>([])
+        private let contexts = Locked<[(retried: Int, code: Int)]>([])
 
         init(maxRetryCount: Int) {
             self.maxRetryCount = maxRetryCount
@@ -143,7 +143,7 @@ struct RetryOnEveryFailureTests {
             f.server.route("/a.png", sequence: [.ok(Data()), .ok(Fixtures.png())])
             let strategy = RecordingStrategy(maxRetryCount: 1)
             let done = ResultlessCounter()
-            let outcome = Mutex<(completed: Int, failed: Int)>((0, 0))
+            let outcome = Locked<(completed: Int, failed: Int)>((0, 0))
             let prefetcher = ImagePrefetcher(
                 urls: [f.server.url("/a.png")],
                 options: [.retryStrategy(strategy), .waitForCache],

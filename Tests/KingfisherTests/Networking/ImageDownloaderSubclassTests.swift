@@ -1,8 +1,8 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
 import Testing
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -10,8 +10,8 @@ import Testing
 
 /// A downloader subclass that counts the calls of Kingfisher's open entry point and passes them on.
 final class CountingDownloader: ImageDownloader, @unchecked Sendable {
-    // @unchecked: the subclass of an open class; its one counter is in a Mutex.
-    private let calls = Mutex<[URL]>([])
+    // @unchecked: the subclass of an open class; its one counter is behind a lock.
+    private let calls = Locked<[URL]>([])
 
     var urls: [URL] { calls.withLock { $0 } }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -186,7 +186,7 @@ struct FailingProcessor: ImageProcessor {
 }
 
 final class ProgressRecorder: Sendable {
-    private let recorded = Mutex<[(Int64, Int64)]>([])
+    private let recorded = Locked<[(Int64, Int64)]>([])
     var reports: [(Int64, Int64)] { recorded.withLock { $0 } }
     var block: DownloadProgressBlock { { received, total in self.recorded.withLock { $0.append((received, total)) } } }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,7 +10,7 @@ import Testing
 
 /// Sees the task's body when the delegate is asked to modify the data.
 private final class BodyWatchingDelegate: ImageDownloaderDelegate {
-    let seen = Mutex<(data: Data, mutableData: Data)?>(nil)
+    let seen = Locked<(data: Data, mutableData: Data)?>(nil)
 
     func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, with dataTask: SessionDataTask)
         -> Data?
@@ -51,8 +51,8 @@ struct SessionDataTaskTests {
                     body: png, chunkSize: 4096, delayBetweenChunks: .milliseconds(2), contentLength: Int64(png.count)))
             let delegate = BodyWatchingDelegate()
             downloader.delegate = delegate
-            let handle = Mutex<DownloadTask?>(nil)
-            let samples = Mutex<[(received: Int64, held: Data)]>([])
+            let handle = Locked<DownloadTask?>(nil)
+            let samples = Locked<[(received: Int64, held: Data)]>([])
             let collector = ResultCollector()
             let task = downloader.downloadImage(
                 with: server.url("/big.png"),

@@ -1,7 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -62,7 +62,7 @@ struct TrustedHostsTests {
 /// Answers server-trust challenges with a fixed disposition and records them.
 private final class FixedResponder: AuthenticationChallengeResponsible {
     let disposition: URLSession.AuthChallengeDisposition
-    private let seen = Mutex<[(host: String, port: Int, method: String?)]>([])
+    private let seen = Locked<[(host: String, port: Int, method: String?)]>([])
 
     init(_ disposition: URLSession.AuthChallengeDisposition) {
         self.disposition = disposition

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import KingfisherLocking
 
 /// A logger whose entries the test reads back: what the library logs, and only that.
 final class RecordingLog: Sendable {
@@ -9,7 +9,7 @@ final class RecordingLog: Sendable {
         let metadata: [String: String]
     }
 
-    private let recorded = Mutex<[Entry]>([])
+    private let recorded = Locked<[Entry]>([])
 
     var entries: [Entry] { recorded.withLock { $0 } }
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 /// `CallbackQueue.operationQueue(_:)` with Foundation's `OperationQueue` and with a queue of one's own, and
@@ -9,7 +9,7 @@ import XCTest
 final class CallbackQueueTests: XCTestCase {
     /// An operation queue of our own: it records each block and runs it later, newest first, when drained.
     private final class NewestFirstQueue: CallbackOperationQueue {
-        private let blocks = Mutex<[@Sendable () -> Void]>([])
+        private let blocks = Locked<[@Sendable () -> Void]>([])
 
         var count: Int { blocks.withLock { $0.count } }
 
@@ -31,7 +31,7 @@ final class CallbackQueueTests: XCTestCase {
         queue.name = "callback-queue-test"
         queue.maxConcurrentOperationCount = 1
         let ran = expectation(description: "the block ran")
-        let seen = Mutex<String?>(nil)
+        let seen = Locked<String?>(nil)
         CallbackQueue.operationQueue(queue).execute {
             seen.withLock { $0 = OperationQueue.current?.name }
             ran.fulfill()
@@ -42,7 +42,7 @@ final class CallbackQueueTests: XCTestCase {
 
     func testACustomOperationQueueDecidesTheOrder() {
         let queue = NewestFirstQueue()
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         let execution: ExecutionQueue = .operationQueue(queue)
         for index in 1...3 { execution.execute { order.withLock { $0.append(index) } } }
         XCTAssertEqual(order.withLock { $0 }, [], "nothing runs until the queue runs it")

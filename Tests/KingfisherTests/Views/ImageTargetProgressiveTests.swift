@@ -1,6 +1,6 @@
 import Foundation
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import XCTest
 
 @testable import Kingfisher
@@ -113,7 +113,7 @@ final class ImageTargetProgressiveTests: XCTestCase {
             }
             let target = RecordingTarget()
             let done = ResultlessCounter()
-            let outcome = Mutex<KingfisherError?>(nil)
+            let outcome = Locked<KingfisherError?>(nil)
             KF.url(url).manager(f.manager).progressiveJPEG(progressive)
                 .onFailure { error in
                     outcome.withLock { $0 = error }

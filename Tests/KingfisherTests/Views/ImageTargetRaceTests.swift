@@ -1,14 +1,14 @@
 import Dispatch
 import Foundation
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @testable import Kingfisher
 
 /// Completion results by request label, counted, so a test can wait for them and see none came twice.
 final class LabelledCompletions: Sendable {
-    private let results = Mutex<[String: [Result<RetrieveImageResult, KingfisherError>]]>([:])
+    private let results = Locked<[String: [Result<RetrieveImageResult, KingfisherError>]]>([:])
     private let counter = ResultlessCounter()
 
     func handler(_ label: String) -> @Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void {

@@ -1,6 +1,6 @@
 import Foundation
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @testable import Kingfisher
@@ -111,7 +111,7 @@ struct ImageTargetResultTests {
             let target = RecordingTarget()
             target.kf.indicatorType = .activity
             let indicator = try #require(target.kf.indicator as? ActivityIndicator)
-            let seen = Mutex<[IndicatorState]>([])
+            let seen = Locked<[IndicatorState]>([])
             indicator.onChange = { state in seen.withLock { $0.append(state) } }
             #expect(target.log.all == [.indicatorAdded("activity")])
             #expect(indicator.state.isAnimating == false)

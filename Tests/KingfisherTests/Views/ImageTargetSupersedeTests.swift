@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @testable import Kingfisher

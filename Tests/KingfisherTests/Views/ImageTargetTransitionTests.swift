@@ -1,6 +1,6 @@
 import Foundation
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @testable import Kingfisher
@@ -114,7 +114,7 @@ struct ImageTargetTransitionTests {
     @Test func customTransitionRunsItsAnimationsThenItsCompletionThenTheCompletionHandler() async throws {
         try await withManager { f in
             f.server.route("/a.png", .ok(Fixtures.png(width: 64, height: 48)))
-            let order = Mutex<[String]>([])
+            let order = Locked<[String]>([])
             let transition = ImageTransition.custom(
                 duration: 0.3,
                 animations: { target, image in
@@ -142,7 +142,7 @@ struct ImageTargetTransitionTests {
         // A target that does not animate: the protocol's default transition
         final class PlainTarget: KingfisherImageTarget {
             let kingfisherState = KingfisherTargetState()
-            private let shown = Mutex<KFCrossPlatformImage?>(nil)
+            private let shown = Locked<KFCrossPlatformImage?>(nil)
             var image: KFCrossPlatformImage? {
                 get { shown.withLock { $0 } }
                 set { shown.withLock { $0 = newValue } }

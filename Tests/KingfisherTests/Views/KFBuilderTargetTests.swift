@@ -1,6 +1,6 @@
 import Foundation
 import KingfisherTestSupport
-import Synchronization
+import KingfisherLocking
 import Testing
 
 @testable import Kingfisher
@@ -36,7 +36,7 @@ struct KFBuilderTargetTests {
         try await withManager { f in
             f.server.route("/missing.png", .status(404))
             let target = RecordingTarget(image: Fixtures.gradient(width: 20, height: 20))
-            let failures = Mutex<[KingfisherError]>([])
+            let failures = Locked<[KingfisherError]>([])
             let done = ResultlessCounter()
             KF.url(f.server.url("/missing.png"))
                 .manager(f.manager)
@@ -74,7 +74,7 @@ struct KFBuilderTargetTests {
     @Test func setToWithANilURLShowsThePlaceholderAndFails() async throws {
         try await withManager { f in
             let target = RecordingTarget()
-            let failures = Mutex<[KingfisherError]>([])
+            let failures = Locked<[KingfisherError]>([])
             let task = KF.url(nil).manager(f.manager)
                 .placeholder(RecordingPlaceholder(label: "p", log: target.log))
                 .onFailure { error in failures.withLock { $0.append(error) } }

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import Kingfisher
+import KingfisherLocking
 
 /// What a ``RecordingTarget`` (and its placeholder and indicator) was told, in order. Images are named by their
 /// pixel size: every image a test uses has a size of its own.
@@ -33,7 +34,7 @@ func name(_ image: KFCrossPlatformImage?) -> String? {
 
 /// An append-only event list shared by a target, its placeholder and its indicator; it outlives the target.
 final class EventLog: Sendable {
-    private let events = Mutex<[TargetEvent]>([])
+    private let events = Locked<[TargetEvent]>([])
 
     func append(_ event: TargetEvent) { events.withLock { $0.append(event) } }
 
@@ -46,7 +47,7 @@ final class EventLog: Sendable {
 final class RecordingTarget: KingfisherImageTarget {
     let kingfisherState = KingfisherTargetState()
     let log: EventLog
-    private let shown = Mutex<KFCrossPlatformImage?>(nil)
+    private let shown = Locked<KFCrossPlatformImage?>(nil)
     private let busy = Atomic<Bool>(false)
 
     init(log: EventLog = EventLog(), image: KFCrossPlatformImage? = nil) {
