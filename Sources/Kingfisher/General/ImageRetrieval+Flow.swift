@@ -20,39 +20,29 @@ enum CacheStep {
 
 extension ImageRetrieval {
     /// The whole retrieval after the memory fast path: the source, then its alternatives while they fail.
-    func run() async {
+    func run() async -> Result<RetrieveImageResult, KingfisherError> {
         var source = originalSource
         var alternatives = options.alternativeSources ?? []
         var failures: [PropagationError] = []
         while true {
-            guard holdTask(), let outcome = await attempt(source) else {
-                // Cancelled. Usually the caller was told by whoever saw the cancel, but not always: a cancel that
-                // lands while the downloader hands over its result is reported by nobody else. Once-only delivery
-                // makes this a no-op when the caller was told.
-                deliver(.failure(cancellationError))
-                return
+            handle.report(.requestError(reason: .asyncTaskContextCancelled))
+            guard !isCancelled, let outcome = await attempt(source) else {
+                return .failure(cancellationError)
             }
             switch outcome {
             case .success(let value):
-                deliver(.success(value))
-                return
-            case .failure(let error) where error.isTaskCancelled || task.isCancelled:
-                // Cancelled after the downloader handed the task back: the cancel came first.
-                deliver(.failure(error.isTaskCancelled ? error : cancellationError))
-                return
+                return .success(value)
+            case .failure(let error) where error.isTaskCancelled || isCancelled:
+                return .failure(error.isTaskCancelled ? error : cancellationError)
             case .failure(let error):
                 failures.append(PropagationError(source: source, error: error))
                 guard !alternatives.isEmpty else {
                     let final =
                         failures.count == 1 ? error : .imageSettingError(reason: .alternativeSourcesExhausted(failures))
-                    deliver(.failure(final))
-                    return
+                    return .failure(final)
                 }
                 source = alternatives.removeFirst()
-                guard replaceTask() else {
-                    deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
-                    return
-                }
+                guard replaceHandle() else { return .failure(cancellationError) }
             }
         }
     }
@@ -64,7 +54,7 @@ extension ImageRetrieval {
     ) async -> Result<RetrieveImageResult, KingfisherError>? {
         let key = source.cacheKey
         if !options.forceRefresh {
-            guard !task.isCancelled else { return nil }
+            guard !isCancelled else { return nil }
             switch await fromTargetCache(source) {
             case .miss: break
             case .cancelled: return nil
@@ -149,7 +139,7 @@ extension ImageRetrieval {
         _ key: String, in cache: ImageCache, options: KingfisherParsedOptionsInfo
     ) async -> (KFCrossPlatformImage, CacheType)? {
         if let image = cache.retrieveImageInMemoryCache(forKey: key, options: options) { return (image, .memory) }
-        guard !options.fromMemoryCacheOrRefresh, !task.isCancelled else { return nil }
+        guard !options.fromMemoryCacheOrRefresh, !isCancelled else { return nil }
         let read = await withCheckedContinuation { continuation in
             cache.retrieveImageInDiskCache(forKey: key, options: options) { continuation.resume(returning: $0) }
         }
@@ -164,11 +154,11 @@ extension ImageRetrieval {
     ///   large image the processor exists to avoid keeping.
     private func fromOriginalCache(_ source: Source) async -> CacheStep {
         let key = source.cacheKey
-        guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !task.isCancelled,
+        guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !isCancelled,
             await isOriginalCached(key),
             let (original, _) = await lookUp(key, in: originalCache, options: originalOptions)
         else { return .miss }
-        guard !task.isCancelled else { return .cancelled }
+        guard !isCancelled else { return .cancelled }
         let processor = options.processor
         let processingOptions = internalOptions
         let outcome = await ImageProcessingPool.run(on: options.processingQueue) {
@@ -203,19 +193,15 @@ extension ImageRetrieval {
         return await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: forcedExtension).cached
     }
 
-    /// Step 4 for a network source: the downloader fetches, decodes and processes; it owns the task meanwhile and
-    /// hands it back (not finished) when it delivers, so a cancel until the commit still counts.
+    /// Step 4 for a network source: the downloader fetches, decodes and processes (a download shared with every
+    /// concurrent caller of the same request). Cancelling the retrieval's task cancels this caller's part of it.
     private func download(_ resource: any Resource) async -> Result<FetchedImage, KingfisherError> {
         let progress: DownloadProgressBlock? = progressBlock.map { block in
             let queue = options.callbackQueue
             return { received, total in queue.execute { block(received, total) } }
         }
-        let loaded = await withCheckedContinuation { continuation in
-            // Through the downloader's open entry point, so that a subclass's override is used.
-            downloader.start(
-                resource.downloadURL, options: internalOptions, task: task, handsTaskBack: true,
-                progressBlock: progress, completion: { continuation.resume(returning: $0) })
-        }
+        let loaded = await downloader.download(
+            resource.downloadURL, options: internalOptions, progressBlock: progress, handle: handle)
         return loaded.map { FetchedImage(image: $0.image, originalData: $0.originalData, metrics: $0.metrics) }
     }
 
@@ -226,31 +212,20 @@ extension ImageRetrieval {
     /// Kingfisher 8.11 does, except that Kingfisher waits for a provider that ignores cancellation to return).
     private func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
         let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
-        // The reporter is in place before the provider starts: a cancel as soon as the provider runs must report
-        // this error, not the earlier step's.
-        let running = Locked<Task<Data, any Error>?>(nil)
-        let reportCancelled: @Sendable () -> Void = { [self] in
-            running.withLock { $0 }?.cancel()
-            deliver(.failure(cancelled))
-        }
-        guard task.setPending(onCancel: reportCancelled) else {
-            if task.isCancelled { deliver(.failure(cancelled)) }
-            return .failure(cancelled)
-        }
-        let work = Task { try await provider.data() }
-        running.withLock { $0 = work }
-        if task.isCancelled { work.cancel() }
+        handle.report(cancelled)
+        guard !isCancelled else { return .failure(cancelled) }
         let data: Data
         do {
-            data = try await work.value
+            // In the retrieval's task: its cancellation reaches the provider.
+            data = try await provider.data()
         } catch let error as KingfisherError {
-            return .failure(task.isCancelled ? cancelled : error)
+            return .failure(isCancelled ? cancelled : error)
         } catch {
-            if task.isCancelled { return .failure(cancelled) }
+            if isCancelled { return .failure(cancelled) }
             return .failure(.imageSettingError(reason: .dataProviderError(provider: provider, error: error)))
         }
         // Cancelled while the provider worked: the caller was told; do no decoding.
-        guard !task.isCancelled else { return .failure(cancelled) }
+        guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = internalOptions
         let result = await ImageProcessingPool.run(on: options.processingQueue, decoding: data) {
             ImageDownloader.image(from: data, options: processingOptions)
@@ -277,33 +252,42 @@ extension ImageRetrieval {
         let originalCache = self.originalCache
         let forcedExtension = options.forcedExtension
         let expiration = options.diskCacheExpiration
-        let failure = Locked<KingfisherError?>(nil)
-        let note: @Sendable (CacheStoreResult) -> Void = { stored in
-            guard case .failure(let error) = stored.diskCacheResult else { return }
-            failure.withLock { $0 = $0 ?? error }
-        }
-        let writes: @Sendable (@escaping @Sendable () -> Void) -> Void = { done in
-            let pending = PendingCount(keepOriginal ? 2 : 1, then: done)
-            targetCache.store(image, original: original, forKey: key, options: storeOptions, toDisk: toDisk) {
-                note($0)
-                pending.arrive()
-            }
+        guard wait else {
+            // Memory now, disk in the background; failures reach the caches' loggers.
+            targetCache.store(
+                image, original: original, forKey: key, options: storeOptions, toDisk: toDisk, completionHandler: nil)
             if keepOriginal, let original {
                 originalCache.storeToDisk(
-                    original, forKey: key, forcedExtension: forcedExtension, expiration: expiration
-                ) {
-                    note($0)
-                    pending.arrive()
-                }
-            } else if keepOriginal {
-                pending.arrive()
+                    original, forKey: key, forcedExtension: forcedExtension, expiration: expiration,
+                    completionHandler: nil)
             }
-        }
-        guard wait else {
-            writes {}
             return nil
         }
-        await withCheckedContinuation { continuation in writes { continuation.resume() } }
-        return failure.withLock { $0 }
+        async let stored = Self.failure(of: { done in
+            targetCache.store(
+                image, original: original, forKey: key, options: storeOptions, toDisk: toDisk, completionHandler: done)
+        })
+        var originalFailure: KingfisherError?
+        if keepOriginal, let original {
+            originalFailure = await Self.failure(of: { done in
+                originalCache.storeToDisk(
+                    original, forKey: key, forcedExtension: forcedExtension, expiration: expiration,
+                    completionHandler: done)
+            })
+        }
+        let targetFailure = await stored
+        return targetFailure ?? originalFailure
+    }
+
+    /// The disk failure of a store that reports through a completion handler.
+    private static func failure(
+        of store: (@escaping @Sendable (CacheStoreResult) -> Void) -> Void
+    ) async -> KingfisherError? {
+        await withCheckedContinuation { continuation in
+            let once = DeliverOnce<KingfisherError?> { continuation.resume(returning: $0) }
+            store { stored in
+                if case .failure(let error) = stored.diskCacheResult { once(error) } else { once(nil) }
+            }
+        }
     }
 }

@@ -1,21 +1,18 @@
 import Foundation
 import KingfisherLocking
 
-/// One retrieval by ``KingfisherManager``: what it reads and writes, its task, and its completion, which runs
-/// exactly once whatever races between finishing and cancelling.
+/// One retrieval by ``KingfisherManager``, as one `async` function, ``run()``: the source (then its alternatives
+/// while they fail) through the caches, the fetch, processing and storing (see ImageRetrieval+Flow.swift).
 ///
-/// Cancellation works through the caller's ``DownloadTask``. While the manager works (cache lookups, a provider,
-/// processing an original) the task is pending with the manager's reporter; while downloading, the downloader
-/// owns it and hands it back when it delivers. Before any cache write the retrieval commits: from then on a
-/// cancel does nothing, and a cancel that came first stops the write.
+/// It runs inside one Swift task; cancelling that task cancels it (the download or provider it waits on included).
+/// The caller's ``DownloadTask``s stand for that task: the callback and `async` APIs make cancelling any of them
+/// cancel it and tell the caller at once, with the error of the step it is in (which the steps record on the
+/// current handle). Before any cache write the retrieval commits: from then on a cancel does nothing, and a cancel
+/// that came first stops the write.
 ///
-/// When the source fails and `.alternativeSources` has more, each alternative gets a new task, handed to
-/// `downloadTaskUpdated` (as Kingfisher does). Every task of the retrieval keeps cancelling all of it: the one
-/// `retrieveImage` returned (and the `async` form's cancellation) stops whichever alternative runs, including its
-/// download.
+/// When the source fails and `.alternativeSources` has more, each alternative gets a new handle, handed to
+/// `downloadTaskUpdated` (as Kingfisher does). Every handle of the retrieval keeps cancelling all of it.
 final class ImageRetrieval: Sendable {
-    typealias Completion = @Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void
-
     let originalSource: Source
     /// The caller's options; `callbackQueue` is where the completion and progress run.
     let options: KingfisherParsedOptionsInfo
@@ -24,14 +21,14 @@ final class ImageRetrieval: Sendable {
     let downloader: ImageDownloader
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
-    /// Every task of the retrieval: the caller's first, then one per alternative source; the last is current.
-    private let tasks: Locked<[DownloadTask]>
-    private let completion: Locked<Completion?>
+    /// Every handle of the retrieval: the caller's first, then one per alternative source; the last is current.
+    private let handles: Locked<[DownloadTask]>
+    /// What cancelling a handle does (stop the work, tell the caller); given to each new handle.
+    private let cancelHandler: Locked<(@Sendable (KingfisherError) -> Void)?> = Locked(nil)
 
     init(
-        source: Source, options: KingfisherParsedOptionsInfo, manager: KingfisherManager, task: DownloadTask,
-        progressBlock: DownloadProgressBlock?, downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
-        completion: Completion?
+        source: Source, options: KingfisherParsedOptionsInfo, manager: KingfisherManager, handle: DownloadTask,
+        progressBlock: DownloadProgressBlock?, downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil
     ) {
         self.originalSource = source
         var options = options
@@ -43,34 +40,63 @@ final class ImageRetrieval: Sendable {
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
-        self.tasks = Locked([task])
+        self.handles = Locked([handle])
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
-        self.completion = Locked(completion ?? { _ in })
     }
 
-    /// The task of the source being retrieved now: the first one, or the latest alternative's.
-    var task: DownloadTask { tasks.withLock { $0[$0.count - 1] } }
-
-    /// Gives the retrieval a new task for the next alternative source and tells the caller; the task it replaces
-    /// now cancels the whole retrieval.
-    /// - Returns: `false` when the replaced task was cancelled already: the retrieval must end as cancelled.
-    func replaceTask() -> Bool {
-        let next = DownloadTask()
-        // The new task is current before the old one forwards to it, so a cancel in between cannot miss it.
-        let previous = tasks.withLock { tasks in
-            defer { tasks.append(next) }
-            return tasks[tasks.count - 1]
+    /// Runs the retrieval in a task of its own and delivers its result once on the callback queue (after closing
+    /// the preview sink); cancelling any handle cancels the task and delivers the cancellation at once.
+    func start(completion: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?) {
+        let deliver = DeliverOnce(on: options.callbackQueue, closing: options.previewSink, completion)
+        let work = Task { deliver(await run()) }
+        let handles = self.handles
+        let handler: @Sendable (KingfisherError) -> Void = { reason in
+            work.cancel()
+            deliver(.failure(reason))
+            // Every handle of the retrieval says it was cancelled (the others' handlers find it delivered).
+            for handle in handles.withLock({ $0 }) { handle.cancel() }
         }
-        guard previous.setPending(onCancel: { [self] in cancelFromEarlierTask() }) else { return false }
+        cancelHandler.withLock { $0 = handler }
+        for handle in handles.withLock({ $0 }) { handle.onCancel(handler) }
+    }
+
+    /// The handle of the source being retrieved now: the first one, or the latest alternative's.
+    var handle: DownloadTask { handles.withLock { $0[$0.count - 1] } }
+
+    /// Whether the retrieval was cancelled (its task, or any handle).
+    var isCancelled: Bool {
+        Task.isCancelled || handles.withLock { $0.contains(where: \.isCancelled) }
+    }
+
+    /// The error a cancelled retrieval ends with: the current step's.
+    var cancellationError: KingfisherError { handle.cancellationReason }
+
+    /// Gives the retrieval a new handle for the next alternative source and tells the caller; the handle it
+    /// replaces still cancels the whole retrieval (reporting `asyncTaskContextCancelled`).
+    /// - Returns: `false` when the retrieval was cancelled already.
+    func replaceHandle() -> Bool {
+        guard !isCancelled else { return false }
+        let next = DownloadTask()
+        let previous = handles.withLock { handles in
+            defer { handles.append(next) }
+            return handles[handles.count - 1]
+        }
+        previous.report(.requestError(reason: .asyncTaskContextCancelled))
+        if let handler = cancelHandler.withLock({ $0 }) { next.onCancel(handler) }
         downloadTaskUpdated?(next)
         return true
     }
 
-    /// An earlier task was cancelled: stop the current source's work (its download too), then tell the caller.
-    private func cancelFromEarlierTask() {
-        task.cancel()
-        deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
+    /// Decides that the result stands: every handle is finished, so a cancel does nothing from now on.
+    /// - Returns: `false` when the retrieval was cancelled first: write nothing.
+    func commit() -> Bool {
+        guard !Task.isCancelled else { return false }
+        var stands = true
+        for handle in handles.withLock({ $0 }) where !handle.markFinished() {
+            stands = false
+        }
+        return stands
     }
 
     /// The options for work inside the retrieval: callbacks run where the work finished.
@@ -90,24 +116,6 @@ final class ImageRetrieval: Sendable {
     /// Whether a processor other than the default is set, so an original image can differ from the result.
     var hasCustomProcessor: Bool { !options.processor.identifier.isEmpty }
 
-    /// Runs the completion on the callback queue, the first time only.
-    func deliver(_ result: Result<RetrieveImageResult, KingfisherError>) {
-        let handler = completion.withLock { stored in
-            defer { stored = nil }
-            return stored
-        }
-        guard let handler else { return }
-        // Cancelling any task of the retrieval does nothing from now on.
-        for task in tasks.withLock({ $0 }) { task.markFinished() }
-        let queue = options.callbackQueue
-        guard let sink = options.previewSink else {
-            queue.execute { handler(result) }
-            return
-        }
-        // No preview after the result: after any preview being handed over now.
-        sink.close { queue.execute { handler(result) } }
-    }
-
     func result(
         _ image: KFCrossPlatformImage, from source: Source, cacheType: CacheType, metrics: NetworkMetrics? = nil,
         diskStoreError: KingfisherError? = nil, data: @escaping @Sendable () -> Data?
@@ -117,39 +125,4 @@ final class ImageRetrieval: Sendable {
             originalSource: originalSource, data: data,
             metrics: metrics, diskStoreError: diskStoreError)
     }
-
-    /// Holds the current task while the manager works (a cache lookup, a provider) so a cancel reaches the caller.
-    /// - Returns: `false` when the task was cancelled already; the caller has then been told.
-    func holdTask() -> Bool {
-        let task = self.task
-        let reportCancelled: @Sendable () -> Void = { [self] in
-            deliver(.failure(.requestError(reason: .asyncTaskContextCancelled)))
-        }
-        guard task.setPending(onCancel: reportCancelled) else {
-            if task.isCancelled { reportCancelled() }
-            return false
-        }
-        return true
-    }
-
-    /// Decides that the result stands. After this a cancel does nothing.
-    /// - Returns: `false` when the task was cancelled first: write nothing, deliver nothing more.
-    func commit() -> Bool {
-        let task = self.task
-        task.markFinished()
-        // The completion is gone when a cancel reached the caller, also through an earlier source's task.
-        return !task.isCancelled && !isDelivered
-    }
-
-    /// The error for a cancelled retrieval: the HTTP task and token when the task was attached to one.
-    var cancellationError: KingfisherError {
-        let task = self.task
-        if let session = task.sessionTask, let token = task.cancelToken {
-            return .requestError(reason: .taskCancelled(task: session, token: token))
-        }
-        return .requestError(reason: .asyncTaskContextCancelled)
-    }
-
-    /// Whether the completion has run (or been scheduled) already.
-    var isDelivered: Bool { completion.withLock { $0 == nil } }
 }

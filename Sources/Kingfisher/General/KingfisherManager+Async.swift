@@ -29,16 +29,17 @@ extension KingfisherManager {
         if let hit = memoryHit(source, options: options) { return hit }
         var options = options
         options.callbackQueue = .untouch
-        let task = DownloadTask()
+        let handle = DownloadTask()
+        let retrieval = ImageRetrieval(
+            source: source, options: options, manager: self, handle: handle, progressBlock: progressBlock)
+        // The retrieval runs in a task of its own so that a cancel answers at once, even while a step that
+        // ignores cancellation (a provider, a decode) finishes.
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let retrieval = ImageRetrieval(
-                    source: source, options: options, manager: self, task: task, progressBlock: progressBlock,
-                    completion: { continuation.resume(returning: $0) })
-                Task { await retrieval.run() }
+                retrieval.start { continuation.resume(returning: $0) }
             }
         } onCancel: {
-            task.cancel()
+            handle.cancel()
         }
         return try result.get()
     }

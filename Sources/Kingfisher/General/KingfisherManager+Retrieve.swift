@@ -62,12 +62,12 @@ extension KingfisherManager {
             }
             return nil
         }
-        let task = DownloadTask()
+        let handle = DownloadTask()
         let retrieval = ImageRetrieval(
-            source: source, options: options, manager: self, task: task, progressBlock: progressBlock,
-            downloadTaskUpdated: downloadTaskUpdated, completion: completionHandler)
-        Task { await retrieval.run() }
-        return task
+            source: source, options: options, manager: self, handle: handle, progressBlock: progressBlock,
+            downloadTaskUpdated: downloadTaskUpdated)
+        retrieval.start(completion: completionHandler)
+        return handle
     }
 
     /// Step 1 on the caller's thread: the processed image in the target's memory cache, unless `forceRefresh`.

@@ -44,8 +44,8 @@ public struct AnyRedirectHandler: ImageDownloadRedirectHandler {
         for task: SessionDataTask, response: HTTPURLResponse, newRequest: URLRequest
     ) async -> URLRequest? {
         await withCheckedContinuation { continuation in
-            let once = ResumeOnce(continuation)
-            block(task, response, newRequest) { once.resume(returning: $0) }
+            let once = DeliverOnce<URLRequest?> { continuation.resume(returning: $0) }
+            block(task, response, newRequest) { once($0) }
         }
     }
 }

@@ -25,15 +25,17 @@ extension ImageDownloader {
     public func downloadImage(
         with url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock? = nil
     ) async throws -> ImageLoadingResult {
-        let task = DownloadTask()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+        let handle = DownloadTask()
+        let options = Self.directCallerOptions(options)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
                 start(
-                    url, options: options, task: task, progressBlock: progressBlock,
-                    completion: { continuation.resume(with: $0) })
+                    url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: true,
+                    completion: { continuation.resume(returning: $0) })
             }
         } onCancel: {
-            task.cancel()
+            handle.cancel()
         }
+        return try result.get()
     }
 }

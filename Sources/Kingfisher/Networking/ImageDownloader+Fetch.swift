@@ -148,7 +148,7 @@ extension ImageDownloader {
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
         var count = 0
         let previewer = ProgressivePreviewer(
-            callers: task.state.withLock { $0.callers.map(\.caller) }, received: { task.mutableData })
+            callers: task.state.withLock { $0.waiters.map(\.waiter) }, received: { task.mutableData })
         defer { previewer?.finish() }
         for try await chunk in body {
             guard count + chunk.readableBytes <= limit else {

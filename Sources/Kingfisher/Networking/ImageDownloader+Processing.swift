@@ -28,7 +28,7 @@ extension ImageDownloader {
         guard !callers.isEmpty else { return }
         switch outcome {
         case .failure(let failure):
-            for caller in callers { finish(caller, with: .failure(failure)) }
+            for waiter in callers { waiter.resume(.failure(failure)) }
         case .success(let fetched):
             await process(fetched, for: callers)
         }
@@ -44,10 +44,10 @@ extension ImageDownloader {
     }
 
     /// Decodes and processes the data once per distinct processor and image options, then delivers.
-    private func process(_ fetched: Fetched, for callers: [DownloadCaller]) async {
+    private func process(_ fetched: Fetched, for callers: [DownloadWaiter]) async {
         let delegate = self.delegate
         let data = fetched.data
-        var groups: [ProcessingKey: [DownloadCaller]] = [:]
+        var groups: [ProcessingKey: [DownloadWaiter]] = [:]
         var order: [ProcessingKey] = []
         for caller in callers {
             let key = ProcessingKey(caller.options)
@@ -65,9 +65,9 @@ extension ImageDownloader {
                     delegate?.imageDownloader(self, didDownload: image, for: caller.url, with: fetched.response)
                     let loaded = ImageLoadingResult(
                         image: image, url: caller.url, originalData: data, metrics: fetched.metrics)
-                    finish(caller, with: .success(loaded))
+                    caller.resume(.success(loaded))
                 case .failure(let error):
-                    finish(caller, with: .failure(error))
+                    caller.resume(.failure(error))
                 }
             }
         }

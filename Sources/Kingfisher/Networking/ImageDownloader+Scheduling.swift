@@ -38,7 +38,7 @@ extension ImageDownloader {
 
     /// Attaches `caller` to the task for `request`, creating and queueing one if none can be joined.
     /// - Returns: the task, the caller's token, whether the task is new, and whether it must start now.
-    func join(_ request: URLRequest, caller: DownloadCaller) -> (
+    func join(_ request: URLRequest, caller: DownloadWaiter) -> (
         task: SessionDataTask, token: SessionDataTask.CancelToken, isNew: Bool, startNow: Bool
     ) {
         let key = RequestKey(request)

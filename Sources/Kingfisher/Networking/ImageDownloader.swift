@@ -151,13 +151,17 @@ open class ImageDownloader: @unchecked Sendable {
         options: KingfisherParsedOptionsInfo,
         completionHandler: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)? = nil
     ) -> DownloadTask {
-        let handOff = DownloadHandOff.current.flatMap { $0.claim(for: url) ? $0 : nil }
-        let task = handOff?.task ?? DownloadTask()
-        let caller = DownloadCaller(
-            url: url, options: options, task: task, handsTaskBack: handOff?.handsTaskBack ?? false,
-            progressBlock: handOff?.progressBlock, completion: completionHandler)
-        startAttempt(for: caller, retriedCount: 0, userInfo: nil)
-        return task
+        if let handOff = DownloadHandOff.current, handOff.claim(for: url) {
+            startLoad(
+                url, options: options, progressBlock: handOff.progressBlock, handle: handOff.handle,
+                finishesHandle: handOff.finishesHandle, completion: completionHandler)
+            return handOff.handle
+        }
+        let handle = DownloadTask()
+        startLoad(
+            url, options: Self.directCallerOptions(options), progressBlock: nil, handle: handle, finishesHandle: true,
+            completion: completionHandler)
+        return handle
     }
 
     /// Downloads the image at `url`, reporting progress; see ``downloadImage(with:options:completionHandler:)``.
@@ -195,9 +199,11 @@ open class ImageDownloader: @unchecked Sendable {
         progressBlock: DownloadProgressBlock?,
         completionHandler: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)? = nil
     ) -> DownloadTask {
-        let task = DownloadTask()
-        start(url, options: options, task: task, progressBlock: progressBlock, completion: completionHandler)
-        return task
+        let handle = DownloadTask()
+        start(
+            url, options: Self.directCallerOptions(options), progressBlock: progressBlock, handle: handle,
+            finishesHandle: true, completion: completionHandler)
+        return handle
     }
 
     /// Cancels every caller of the HTTP tasks for `url` (the URL asked for, or the request's URL after the

@@ -12,7 +12,7 @@ extension ProgressivePreviewer {
         let length: Int
         let scans: Int
         let frame: (width: Int, height: Int)
-        let caller: DownloadCaller
+        let caller: DownloadWaiter
         let sink: PreviewSink
     }
 

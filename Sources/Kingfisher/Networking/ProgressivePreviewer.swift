@@ -18,7 +18,7 @@ import KingfisherLocking
 /// there from the start.
 final class ProgressivePreviewer: Sendable {
     private struct Subscriber {
-        let caller: DownloadCaller
+        let caller: DownloadWaiter
         let sink: PreviewSink
         /// The scans its last preview showed (or is being decoded from).
         var scans = 0
@@ -39,7 +39,7 @@ final class ProgressivePreviewer: Sendable {
         }
 
         /// Adds the callers that want previews and drops those that left.
-        mutating func follow(_ callers: [DownloadCaller]) {
+        mutating func follow(_ callers: [DownloadWaiter]) {
             subscribers.removeAll { subscriber in !callers.contains { $0 === subscriber.caller } }
             for caller in callers where !subscribers.contains(where: { $0.caller === caller }) {
                 guard let sink = caller.options.previewSink else { continue }
@@ -77,14 +77,14 @@ final class ProgressivePreviewer: Sendable {
         }
 
         /// Records a finished decode for `caller`: its next preview may start a scan interval from now.
-        mutating func decoded(for caller: DownloadCaller) {
+        mutating func decoded(for caller: DownloadWaiter) {
             isDecoding = false
             guard let index = subscribers.firstIndex(where: { $0.caller === caller }) else { return }
             let interval = max(0, subscribers[index].sink.progressive.scanInterval)
             subscribers[index].readyAt = .now + .milliseconds(Int64((interval * 1000).rounded(.up)))
         }
 
-        func isFollowing(_ caller: DownloadCaller) -> Bool {
+        func isFollowing(_ caller: DownloadWaiter) -> Bool {
             !isFinished && subscribers.contains { $0.caller === caller }
         }
     }
@@ -101,14 +101,14 @@ final class ProgressivePreviewer: Sendable {
 
     /// A previewer for a task whose callers are `callers` and whose body so far `received` gives; `nil` when none
     /// of them wants previews.
-    init?(callers: [DownloadCaller], received: @escaping @Sendable () -> Data) {
+    init?(callers: [DownloadWaiter], received: @escaping @Sendable () -> Data) {
         guard callers.contains(where: { $0.options.previewSink != nil }) else { return nil }
         self.received = received
         state.withLock { $0.follow(callers) }
     }
 
     /// Takes the next piece of the body; `callers` are the task's callers now.
-    func receive(_ chunk: ByteBuffer, callers: [DownloadCaller]) {
+    func receive(_ chunk: ByteBuffer, callers: [DownloadWaiter]) {
         let step = state.withLock { state -> Step in
             guard !state.isFinished else { return .none }
             chunk.withUnsafeReadableBytes { state.tracker.consume($0) }
@@ -161,7 +161,7 @@ final class ProgressivePreviewer: Sendable {
 
     private func run(_ job: Job) {
         let wanted = { [self] in
-            state.withLock { $0.isFollowing(job.caller) } && !job.caller.isDelivered && !job.caller.task.isCancelled
+            state.withLock { $0.isFollowing(job.caller) } && !job.caller.isDelivered && !job.caller.handle.isCancelled
         }
         if wanted(), let preview = Self.decode(job, bytes: scanBytes(job)), wanted() {
             job.sink.deliver(preview, scans: job.scans, from: job.caller)

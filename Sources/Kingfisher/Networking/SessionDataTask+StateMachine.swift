@@ -1,5 +1,5 @@
 extension SessionDataTask {
-    /// The life of one HTTP task and its callers, as a value: every method decides, and returns what the caller
+    /// The life of one HTTP task and its waiters, as a value: every method decides, and returns what the waiter
     /// must do once the lock is released.
     struct StateMachine {
         enum Phase {
@@ -7,11 +7,11 @@ extension SessionDataTask {
             case queued
             /// Fetching; the Swift task is `nil` for the instant between taking the slot and creating it.
             case running(Task<Void, Never>?)
-            /// Completed or cancelled; no caller can join any more.
+            /// Completed or cancelled; no waiter can join any more.
             case finished
         }
 
-        /// How to stop the HTTP work once no caller is left.
+        /// How to stop the HTTP work once no waiter is left.
         enum Stop {
             /// Still queued: take it out of the downloader's queue.
             case dequeue
@@ -20,11 +20,11 @@ extension SessionDataTask {
         }
 
         private(set) var phase: Phase = .queued
-        private(set) var callers: [(token: CancelToken, caller: DownloadCaller)] = []
+        private(set) var waiters: [(token: CancelToken, waiter: DownloadWaiter)] = []
         private var nextToken: CancelToken = 0
         private(set) var received: Int64 = 0
         private(set) var expected: Int64 = -1
-        /// Whether the task ended because its callers cancelled.
+        /// Whether the task ended because its waiters cancelled.
         private(set) var wasCancelled = false
 
         var isFinished: Bool {
@@ -37,27 +37,27 @@ extension SessionDataTask {
             return false
         }
 
-        /// Adds a caller; `nil` when the task has finished and a new one is needed.
-        mutating func add(_ caller: DownloadCaller) -> CancelToken? {
+        /// Adds a waiter; `nil` when the task has finished and a new one is needed.
+        mutating func add(_ waiter: DownloadWaiter) -> CancelToken? {
             guard !isFinished else { return nil }
             let token = nextToken
             nextToken += 1
-            callers.append((token, caller))
+            waiters.append((token, waiter))
             return token
         }
 
-        /// Removes the caller with `token`; the HTTP work stops when it was the last one.
-        mutating func cancel(token: CancelToken) -> (caller: DownloadCaller?, stop: Stop?) {
-            guard let index = callers.firstIndex(where: { $0.token == token }) else { return (nil, nil) }
-            let caller = callers.remove(at: index).caller
-            guard callers.isEmpty else { return (caller, nil) }
-            return (caller, finish())
+        /// Removes the waiter with `token`; the HTTP work stops when it was the last one.
+        mutating func cancel(token: CancelToken) -> (waiter: DownloadWaiter?, stop: Stop?) {
+            guard let index = waiters.firstIndex(where: { $0.token == token }) else { return (nil, nil) }
+            let waiter = waiters.remove(at: index).waiter
+            guard waiters.isEmpty else { return (waiter, nil) }
+            return (waiter, finish())
         }
 
-        /// Removes every caller and stops the HTTP work.
-        mutating func cancelAll() -> (callers: [(token: CancelToken, caller: DownloadCaller)], stop: Stop?) {
-            let removed = callers
-            callers = []
+        /// Removes every waiter and stops the HTTP work.
+        mutating func cancelAll() -> (waiters: [(token: CancelToken, waiter: DownloadWaiter)], stop: Stop?) {
+            let removed = waiters
+            waiters = []
             return (removed, finish())
         }
 
@@ -75,7 +75,7 @@ extension SessionDataTask {
             }
         }
 
-        /// Takes a download slot; `false` when every caller left while queued.
+        /// Takes a download slot; `false` when every waiter left while queued.
         mutating func begin() -> Bool {
             guard isQueued else { return false }
             phase = .running(nil)
@@ -89,19 +89,19 @@ extension SessionDataTask {
             return true
         }
 
-        /// Ends the task and hands back the callers still waiting for the data.
-        mutating func complete() -> [DownloadCaller] {
+        /// Ends the task and hands back the waiters still waiting for the data.
+        mutating func complete() -> [DownloadWaiter] {
             guard !isFinished else { return [] }
             phase = .finished
-            defer { callers = [] }
-            return callers.map(\.caller)
+            defer { waiters = [] }
+            return waiters.map(\.waiter)
         }
 
-        /// Records progress and returns the callers to tell.
-        mutating func progress(received: Int64, expected: Int64) -> [DownloadCaller] {
+        /// Records progress and returns the waiters to tell.
+        mutating func progress(received: Int64, expected: Int64) -> [DownloadWaiter] {
             self.received = received
             self.expected = expected
-            return callers.map(\.caller)
+            return waiters.map(\.waiter)
         }
     }
 }

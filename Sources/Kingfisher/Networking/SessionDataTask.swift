@@ -47,7 +47,7 @@ public final class SessionDataTask: Sendable {
     public var isTaskCancelled: Bool { state.withLock { $0.wasCancelled } }
 
     /// Whether callers are still waiting for this task.
-    public var containsCallbacks: Bool { state.withLock { !$0.callers.isEmpty } }
+    public var containsCallbacks: Bool { state.withLock { !$0.waiters.isEmpty } }
 
     /// The body bytes received so far: while the body downloads, what has arrived; then the whole body until the
     /// delegate's `imageDownloader(_:didDownload:with:)` has returned. Empty before the body starts and once the
@@ -72,16 +72,16 @@ public final class SessionDataTask: Sendable {
     /// Cancels the caller with `token`: it gets ``KingfisherError/RequestErrorReason/taskCancelled(task:token:)``.
     /// The request stops when no caller is left.
     public func cancel(token: CancelToken) {
-        let (caller, stop) = state.withLock { $0.cancel(token: token) }
-        caller?.deliver(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
+        let (waiter, stop) = state.withLock { $0.cancel(token: token) }
+        waiter?.resume(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
         if let stop { perform(stop) }
     }
 
     /// Cancels every caller and the request.
     public func forceCancel() {
-        let (callers, stop) = state.withLock { $0.cancelAll() }
-        for (token, caller) in callers {
-            caller.deliver(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
+        let (waiters, stop) = state.withLock { $0.cancelAll() }
+        for (token, waiter) in waiters {
+            waiter.resume(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
         }
         if let stop { perform(stop) }
     }

@@ -1,0 +1,324 @@
+import AsyncHTTPClient
+import Foundation
+import KingfisherLocking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension ImageDownloader {
+    /// One caller's download: the request prepared (modifier, URL check), joined to the shared HTTP task for it,
+    /// the caller's image awaited, and failures retried as the options' retry strategy decides. Cancelling the
+    /// calling task cancels this caller only.
+    ///
+    /// As in Kingfisher, the strategy is asked about every failure of the download: response errors, an empty or
+    /// non-image body (`processingFailed`), a failing processor, a limit. Cancellation is never retried, and request
+    /// errors (an empty request, an invalid URL) end the download before a request exists.
+    func load(
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
+        joined: JoinedAttempt? = nil
+    ) async -> Result<ImageLoadingResult, KingfisherError> {
+        var retriedCount = 0
+        var userInfo: (any Sendable)?
+        var joined = joined
+        while true {
+            let result = await attempt(
+                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined)
+            joined = nil
+            guard case .failure(let error) = result, let strategy = options.retryStrategy, !error.isTaskCancelled,
+                !error.isRequestError
+            else {
+                return result
+            }
+            handle.report(.requestError(reason: .asyncTaskContextCancelled))
+            let context = RetryContext(url: url, error: error, retriedCount: retriedCount, userInfo: userInfo)
+            let decision = await Self.decision(of: strategy, for: context)
+            guard !Task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
+            switch decision {
+            case .retry(let next):
+                retriedCount += 1
+                userInfo = next
+            case .stop, nil:
+                return result
+            }
+        }
+    }
+
+    /// What the strategy decides; `nil` when the calling task is cancelled first (a strategy may wait long).
+    private static func decision(of strategy: any RetryStrategy, for context: RetryContext) async -> RetryDecision? {
+        let once = Locked<DeliverOnce<RetryDecision?>?>(nil)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let deliver = DeliverOnce<RetryDecision?> { continuation.resume(returning: $0) }
+                once.withLock { $0 = deliver }
+                if Task.isCancelled { deliver(nil) }
+                strategy.retry(context: context) { deliver($0) }
+            }
+        } onCancel: {
+            once.withLock { $0 }?(nil)
+        }
+    }
+
+    /// One try: the request, then the shared HTTP task's result for this caller. `joined` is a first try the
+    /// caller joined already (see ``joinSynchronously(_:options:progressBlock:handle:)``).
+    private func attempt(
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
+        joined: JoinedAttempt? = nil
+    ) async -> Result<ImageLoadingResult, KingfisherError> {
+        if let joined { return await joined.result() }
+        guard !Task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
+        let modifier = options.requestModifier
+        let request: URLRequest
+        switch await prepare(url, modifier: modifier) {
+        case .success(let prepared): request = prepared
+        case .failure(let error): return .failure(error)
+        }
+        return await join(request, url: url, options: options, progressBlock: progressBlock, handle: handle).result()
+    }
+
+    /// The request for `url`: the modifier's (an `async` modifier awaited), checked.
+    private func prepare(
+        _ url: URL, modifier: (any AsyncImageDownloadRequestModifier)?
+    ) async -> Result<URLRequest, KingfisherError> {
+        if let modifier, !(modifier is any ImageDownloadRequestModifier) {
+            let modified = await modifier.modified(for: URLRequest(url: url, timeoutInterval: downloadTimeout))
+            return check(modified, modifier: modifier)
+        }
+        return prepareSynchronously(url, modifier: modifier) ?? .failure(.requestError(reason: .emptyRequest))
+    }
+
+    /// The request for `url` when the modifier is synchronous (or absent); `nil` for an `async` modifier.
+    private func prepareSynchronously(
+        _ url: URL, modifier: (any AsyncImageDownloadRequestModifier)?
+    ) -> Result<URLRequest, KingfisherError>? {
+        let request = URLRequest(url: url, timeoutInterval: downloadTimeout)
+        guard let modifier else { return check(request, modifier: nil) }
+        guard let synchronous = modifier as? any ImageDownloadRequestModifier else { return nil }
+        let modify: (URLRequest) -> URLRequest? = synchronous.modified(for:)
+        return check(modify(request), modifier: modifier)
+    }
+
+    /// An empty request, a URL that is not http(s) with a host, or a shut-down downloader ends the try.
+    private func check(
+        _ request: URLRequest?, modifier: (any AsyncImageDownloadRequestModifier)?
+    ) -> Result<URLRequest, KingfisherError> {
+        let failure: KingfisherError
+        if let request {
+            guard let target = request.url, ["http", "https"].contains(target.scheme?.lowercased() ?? ""),
+                !(target.host ?? "").isEmpty
+            else {
+                modifier?.onDownloadTaskStarted?(nil)
+                return .failure(.requestError(reason: .invalidURL(request: request)))
+            }
+            guard isShutDown else { return .success(request) }
+            failure = .responseError(reason: .URLSessionError(error: HTTPClientError.alreadyShutdown))
+        } else {
+            failure = .requestError(reason: .emptyRequest)
+        }
+        modifier?.onDownloadTaskStarted?(nil)
+        return .failure(failure)
+    }
+
+    /// Joins (or creates and starts) the shared HTTP task for `request` as a new waiter.
+    private func join(
+        _ request: URLRequest, url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
+        handle: DownloadTask
+    ) -> JoinedAttempt {
+        let attempt = JoinedAttempt()
+        let waiter = DownloadWaiter(
+            url: url, options: options, progressBlock: progressBlock, handle: handle,
+            resume: { attempt.resolve($0) })
+        let joined = join(request, caller: waiter)
+        if joined.isNew {
+            delegate?.imageDownloader(self, willDownloadImageForURL: url, with: request)
+        }
+        handle.attach(joined.task, token: joined.token)
+        attempt.attach(joined.task, token: joined.token)
+        if joined.startNow {
+            // Even a task every caller left must go through launch, which gives its slot back.
+            launch(joined.task)
+        }
+        options.requestModifier?.onDownloadTaskStarted?(handle)
+        return attempt
+    }
+
+    /// The first try of a callback caller, joined before `downloadImage` returns (as in Kingfisher, whose task is
+    /// attached at once) when the request needs no `async` modifier; `nil` otherwise. A request error is
+    /// delivered by the try that follows.
+    func joinSynchronously(
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask
+    ) -> JoinedAttempt? {
+        guard !handle.isCancelled, case .success(let request)? = prepareSynchronously(url, modifier: nil),
+            options.requestModifier == nil
+        else { return nil }
+        return join(request, url: url, options: options, progressBlock: progressBlock, handle: handle)
+    }
+}
+
+/// A caller's place on a shared HTTP task: the result it will get, awaited once. Cancelling the task that awaits
+/// it leaves the HTTP task (which then resolves it with `taskCancelled`).
+final class JoinedAttempt: Sendable {
+    private struct State {
+        var value: Result<ImageLoadingResult, KingfisherError>?
+        var continuation: CheckedContinuation<Result<ImageLoadingResult, KingfisherError>, Never>?
+        var place: (task: SessionDataTask, token: SessionDataTask.CancelToken)?
+    }
+
+    private let state = Locked(State())
+
+    func attach(_ task: SessionDataTask, token: SessionDataTask.CancelToken) {
+        state.withLock { $0.place = (task, token) }
+    }
+
+    /// Records the result (the first time only) and resumes the waiting task, if any.
+    func resolve(_ result: Result<ImageLoadingResult, KingfisherError>) {
+        let continuation = state.withLock {
+            state -> CheckedContinuation<Result<ImageLoadingResult, KingfisherError>, Never>? in
+            guard state.value == nil else { return nil }
+            state.value = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: result)
+    }
+
+    /// The result, once the HTTP task has given it.
+    func result() async -> Result<ImageLoadingResult, KingfisherError> {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Result<ImageLoadingResult, KingfisherError>? in
+                    if let value = state.value { return value }
+                    state.continuation = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            if let (task, token) = state.withLock({ $0.place }) { task.cancel(token: token) }
+        }
+    }
+}
+
+extension KingfisherError {
+    /// A request error: the request could not be made (empty, invalid URL) or the work was cancelled.
+    var isRequestError: Bool {
+        if case .requestError = self { return true }
+        return false
+    }
+}
+
+/// What a caller inside the library hands to ``ImageDownloader/downloadImage(with:options:completionHandler:)``
+/// besides its parameters, when that method is a subclass's override: the handle to use (the manager's retrieval
+/// task) and the progress block. Kingfisher carries the progress block in its options; here it rides in a
+/// task-local value that the first matching call claims, so an override that calls `super` keeps both.
+final class DownloadHandOff: Sendable {
+    @TaskLocal static var current: DownloadHandOff?
+
+    let url: URL
+    let handle: DownloadTask
+    /// Whether delivering ends the handle (`false` when it belongs to a retrieval that goes on).
+    let finishesHandle: Bool
+    let progressBlock: DownloadProgressBlock?
+    private let claimed = Locked(false)
+
+    init(url: URL, handle: DownloadTask, finishesHandle: Bool, progressBlock: DownloadProgressBlock?) {
+        self.url = url
+        self.handle = handle
+        self.finishesHandle = finishesHandle
+        self.progressBlock = progressBlock
+    }
+
+    /// `true` the first time it is asked for `url`.
+    func claim(for url: URL) -> Bool {
+        guard url == self.url else { return false }
+        return claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
+    }
+}
+
+extension ImageDownloader {
+    /// The callback form of ``load(_:options:progressBlock:handle:)``: runs it in a task of its own and delivers
+    /// its result once on the callback queue; cancelling `handle` cancels that task and tells the caller at once.
+    /// - Parameter finishesHandle: whether delivering ends `handle` (`false` when the handle belongs to a
+    ///   retrieval that goes on after the download).
+    func startLoad(
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
+        finishesHandle: Bool,
+        completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
+    ) {
+        let sink = finishesHandle ? options.previewSink : nil
+        let deliver = DeliverOnce(on: options.callbackQueue, closing: sink, completion)
+        let joined = joinSynchronously(url, options: options, progressBlock: progressBlock, handle: handle)
+        let work = Task {
+            let result = await load(
+                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined)
+            if finishesHandle { handle.markFinished() }
+            deliver(result)
+        }
+        handle.onCancel { reason in
+            work.cancel()
+            deliver(.failure(reason))
+        }
+    }
+
+    /// Starts a download through the open ``downloadImage(with:options:completionHandler:)``, so that a
+    /// subclass's override sees it, with `handle` and `progressBlock` handed over; without a subclass, straight to
+    /// ``startLoad(_:options:progressBlock:handle:finishesHandle:completion:)``. When an override answers with a
+    /// task of its own instead of calling `super`, cancelling `handle` cancels that one and reports the
+    /// cancellation.
+    func start(
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
+        finishesHandle: Bool, completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
+    ) {
+        guard type(of: self) != ImageDownloader.self else {
+            startLoad(
+                url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: finishesHandle,
+                completion: completion)
+            return
+        }
+        let deliver = DeliverOnce(completion)
+        let handOff = DownloadHandOff(
+            url: url, handle: handle, finishesHandle: finishesHandle, progressBlock: progressBlock)
+        let returned = DownloadHandOff.$current.withValue(handOff) {
+            downloadImage(with: url, options: options, completionHandler: { deliver($0) })
+        }
+        guard returned !== handle else { return }
+        let queue = options.callbackQueue
+        handle.onCancel { reason in
+            returned.cancel()
+            queue.execute { deliver(.failure(reason)) }
+        }
+    }
+
+    /// A download for a caller inside the library (the manager, the prefetcher): straight to
+    /// ``load(_:options:progressBlock:handle:)``, or through a subclass's override (see
+    /// ``start(_:options:progressBlock:handle:finishesHandle:completion:)``). Cancelling the calling task cancels
+    /// the download; `handle` stays the caller's (it is not finished here).
+    func download(
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask
+    ) async -> Result<ImageLoadingResult, KingfisherError> {
+        guard type(of: self) != ImageDownloader.self else {
+            return await load(url, options: options, progressBlock: progressBlock, handle: handle)
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                start(
+                    url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: false,
+                    completion: { continuation.resume(returning: $0) })
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+    }
+
+    /// The options of a caller of the downloader itself: progressive previews, without an image target, go to
+    /// ``ImageProgressive/onImageUpdated`` only.
+    static func directCallerOptions(_ options: KingfisherParsedOptionsInfo) -> KingfisherParsedOptionsInfo {
+        guard options.previewSink == nil, let progressive = options.progressiveJPEG else { return options }
+        var options = options
+        options.previewSink = PreviewSink.callingDelegate(of: progressive, on: options.callbackQueue)
+        return options
+    }
+}

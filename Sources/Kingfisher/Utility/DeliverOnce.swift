@@ -1,0 +1,37 @@
+import KingfisherLocking
+
+/// A completion that runs the first time it is called only, on its callback queue: every result of the library
+/// (a download, a retrieval, a continuation resumed from a callback) is delivered through one, so a result and a
+/// cancel racing each other, or a user's block called twice, reach the caller once.
+///
+/// With a preview sink, the sink is closed before the delivery: no progressive preview arrives after the result.
+final class DeliverOnce<Value: Sendable>: Sendable {
+    private let handler: Locked<(@Sendable (Value) -> Void)?>
+    private let queue: CallbackQueue
+    private let sink: PreviewSink?
+
+    init(on queue: CallbackQueue = .untouch, closing sink: PreviewSink? = nil, _ handler: (@Sendable (Value) -> Void)?)
+    {
+        self.handler = Locked(handler ?? { _ in })
+        self.queue = queue
+        self.sink = sink
+    }
+
+    /// Whether the value was delivered already.
+    var isDone: Bool { handler.withLock { $0 == nil } }
+
+    /// Delivers `value` unless something was delivered before.
+    func callAsFunction(_ value: Value) {
+        let pending = handler.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        guard let pending else { return }
+        let queue = self.queue
+        guard let sink else {
+            queue.execute { pending(value) }
+            return
+        }
+        sink.close { queue.execute { pending(value) } }
+    }
+}
