@@ -25,7 +25,13 @@ extension ImageRetrieval {
         var alternatives = options.alternativeSources ?? []
         var failures: [PropagationError] = []
         while true {
-            handle.report(.requestError(reason: .asyncTaskContextCancelled))
+            // A provider source reports its own cancellation from the start, as Kingfisher's (whose provider is
+            // called before retrieveImage returns).
+            if case .provider(let provider) = source {
+                handle.report(.requestError(reason: .dataProviderCancelled(provider: provider)))
+            } else {
+                handle.report(.requestError(reason: .asyncTaskContextCancelled))
+            }
             guard !isCancelled, let outcome = await attempt(source) else {
                 return .failure(cancellationError)
             }

@@ -30,7 +30,7 @@ extension ImageDownloader {
         case .failure(let failure):
             for waiter in callers { waiter.resume(.failure(failure)) }
         case .success(let fetched):
-            await process(fetched, for: callers)
+            await process(fetched, of: task, for: callers)
         }
     }
 
@@ -43,8 +43,9 @@ extension ImageDownloader {
         return .success(Fetched(data: data, response: fetched.response, metrics: fetched.metrics))
     }
 
-    /// Decodes and processes the data once per distinct processor and image options, then delivers.
-    private func process(_ fetched: Fetched, for callers: [DownloadWaiter]) async {
+    /// Decodes and processes the data once per distinct processor and image options, then delivers. As in
+    /// Kingfisher, the result and the delegate name the URL of the request sent (after the request modifier).
+    private func process(_ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadWaiter]) async {
         let delegate = self.delegate
         let data = fetched.data
         var groups: [ProcessingKey: [DownloadWaiter]] = [:]
@@ -62,9 +63,9 @@ extension ImageDownloader {
             for caller in group {
                 switch result {
                 case .success(let image):
-                    delegate?.imageDownloader(self, didDownload: image, for: caller.url, with: fetched.response)
+                    delegate?.imageDownloader(self, didDownload: image, for: task.originalURL ?? caller.url, with: fetched.response)
                     let loaded = ImageLoadingResult(
-                        image: image, url: caller.url, originalData: data, metrics: fetched.metrics)
+                        image: image, url: task.originalURL ?? caller.url, originalData: data, metrics: fetched.metrics)
                     caller.resume(.success(loaded))
                 case .failure(let error):
                     caller.resume(.failure(error))

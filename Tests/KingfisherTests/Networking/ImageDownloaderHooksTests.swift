@@ -53,6 +53,8 @@ struct ImageDownloaderHooksTests {
             #expect(result.image.kf.size == CGSize(width: 10, height: 10))
             #expect(server.hits("/alias.png") == 0)
             #expect(server.hits("/real.png") == 1)
+            // As in Kingfisher, the result names the URL of the request sent
+            #expect(result.url == target)
         }
     }
 
