@@ -90,7 +90,7 @@ import Testing
         // Given data that decodes, and a processor that runs out of time
         let options = KingfisherParsedOptionsInfo([.processor(SlowBlurProcessor())])
         // When the pipeline's processing step runs it
-        let result = ImageDownloader.image(from: Fixtures.png(), options: options)
+        let result = ProcessingStage.image(from: Fixtures.png(), options: options)
         // Then the failure says why, not just that the processor gave nothing
         guard case .failure(.processorError(.timeLimitExceeded(let seconds))) = result else {
             Issue.record("expected timeLimitExceeded, got \(result)")
@@ -100,7 +100,7 @@ import Testing
         // And an ordinary failure is still processingFailed
         let cropNothing = KingfisherParsedOptionsInfo([.processor(CroppingImageProcessor(size: .zero))])
         guard
-            case .failure(.processorError(.processingFailed)) = ImageDownloader.image(
+            case .failure(.processorError(.processingFailed)) = ProcessingStage.image(
                 from: Fixtures.png(), options: cropNothing)
         else {
             Issue.record("expected processingFailed")

@@ -77,19 +77,63 @@ extension ImageCache {
         forKey key: String, options: KingfisherParsedOptionsInfo,
         completionHandler: @escaping @Sendable (Result<KFCrossPlatformImage?, KingfisherError>) -> Void
     ) {
-        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-        let load: @Sendable () -> Void = {
-            let result = self.loadFromDisk(computedKey: computed, options: options)
+        guard !options.loadDiskFileSynchronously else {
+            // Kingfisher's option: read and decode on the caller's thread.
+            let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+            let result = loadFromDisk(computedKey: computed, options: options)
             options.callbackQueue.execute { completionHandler(result) }
+            return
         }
-        if options.loadDiskFileSynchronously {
-            load()
-        } else {
-            ioQueue.async(execute: load)
+        Task {
+            let result = await imageFromDisk(forKey: key, options: options) ?? .success(nil)
+            options.callbackQueue.execute { completionHandler(result) }
         }
     }
 
-    /// Reads, decodes, and removes a file that does not decode. Blocking; call on `ioQueue`.
+    /// The disk hit of `key@<processor>`: its bytes read on ``ioQueue``, then decoded with the options' serializer
+    /// on the ``DecodeExecutor``; a file that no longer decodes is removed and counts as a miss. Concurrent lookups
+    /// of one entry (with the same image options) share one read and one decode. `nil` when the calling task was
+    /// cancelled first.
+    func imageFromDisk(
+        forKey key: String, options: KingfisherParsedOptionsInfo
+    ) async -> Result<KFCrossPlatformImage?, KingfisherError>? {
+        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        return await diskReads.value(for: DiskReadKey(computed, options)) { [self] in
+            let read = await readFromDisk(computedKey: computed, options: options)
+            guard case .success(let data?) = read else { return read.map { _ in nil } }
+            let serializer = options.cacheSerializer
+            let image = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
+                serializer.image(with: data, options: options)
+            }
+            guard let image else {
+                // Garbage where an image was (a bad write by another tool, a damaged disk): drop it.
+                let forcedExtension = options.forcedExtension
+                ioQueue.async(flags: .barrier) {
+                    try? self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
+                }
+                return .success(nil)
+            }
+            return .success(image)
+        }
+    }
+
+    /// The bytes of a disk entry, read on ``ioQueue``; `.success(nil)` on a miss.
+    private func readFromDisk(
+        computedKey: String, options: KingfisherParsedOptionsInfo
+    ) async -> Result<Data?, KingfisherError> {
+        await withCheckedContinuation { continuation in
+            ioQueue.async {
+                let result = Result { () throws(KingfisherError) -> Data? in
+                    try self.diskStorage.value(
+                        forKey: computedKey, forcedExtension: options.forcedExtension,
+                        extendingExpiration: options.diskCacheAccessExtendingExpiration)
+                }
+                continuation.resume(returning: result)
+            }
+        }
+    }
+
+    /// Reads, decodes, and removes a file that does not decode, on the calling thread (`loadDiskFileSynchronously`).
     func loadFromDisk(
         computedKey: String, options: KingfisherParsedOptionsInfo
     ) -> Result<KFCrossPlatformImage?, KingfisherError> {
@@ -108,5 +152,22 @@ extension ImageCache {
         } catch {
             return .failure(error)
         }
+    }
+}
+
+/// What makes two disk lookups the same read and decode: the entry and the image options.
+struct DiskReadKey: Hashable, Sendable {
+    let computedKey: String
+    let forcedExtension: String?
+    let serializer: String
+    let scale: Double
+    let onlyFirstFrame: Bool
+
+    init(_ computedKey: String, _ options: KingfisherParsedOptionsInfo) {
+        self.computedKey = computedKey
+        forcedExtension = options.forcedExtension
+        serializer = String(describing: type(of: options.cacheSerializer))
+        scale = Double(options.scaleFactor)
+        onlyFirstFrame = options.onlyLoadFirstFrame
     }
 }

@@ -37,8 +37,11 @@ public final class ImageCache: Sendable {
         set { diskStorage.logger = newValue }
     }
 
-    /// Where disk I/O and decoding run: concurrent for lookups, exclusive (barrier) for writes and removals.
+    /// Where disk I/O runs: concurrent for reads, exclusive (barrier) for writes and removals. Decoding and
+    /// encoding run on the ``DecodeExecutor``, never here.
     let ioQueue: DispatchQueue
+    /// Disk hits being read and decoded: concurrent lookups of one entry share one read and one decode.
+    let diskReads = SharedWork<DiskReadKey, Result<KFCrossPlatformImage?, KingfisherError>>()
     /// The automatic disk sweeps and their listeners.
     let sweeper: DiskSweeper
 

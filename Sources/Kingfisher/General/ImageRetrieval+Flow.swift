@@ -146,10 +146,7 @@ extension ImageRetrieval {
     ) async -> (KFCrossPlatformImage, CacheType)? {
         if let image = cache.retrieveImageInMemoryCache(forKey: key, options: options) { return (image, .memory) }
         guard !options.fromMemoryCacheOrRefresh, !isCancelled else { return nil }
-        let read = await withCheckedContinuation { continuation in
-            cache.retrieveImageInDiskCache(forKey: key, options: options) { continuation.resume(returning: $0) }
-        }
-        guard case .success(let image?) = read else { return nil }
+        guard case .success(let image?)? = await cache.imageFromDisk(forKey: key, options: options) else { return nil }
         return (image, .disk)
     }
 
@@ -165,19 +162,14 @@ extension ImageRetrieval {
             let (original, _) = await lookUp(key, in: originalCache, options: originalOptions)
         else { return .miss }
         guard !isCancelled else { return .cancelled }
-        let processor = options.processor
         let processingOptions = internalOptions
-        let outcome = await ImageProcessingPool.run(on: options.processingQueue) {
-            ProcessingFailure.run(processor, item: .image(original), options: processingOptions)
+        let outcome = await DecodeExecutor.run(on: options.processingQueue) {
+            ProcessingStage.image(processing: original, options: processingOptions)
         }
         let processed: KFCrossPlatformImage
         switch outcome {
         case .success(let image): processed = image
         case .failure(let error): return .done(.failure(error))
-        case nil:
-            let reason = KingfisherError.ProcessorErrorReason.processingFailed(
-                processor: processor, item: .image(original))
-            return .done(.failure(.processorError(reason: reason)))
         }
         guard commit() else { return .cancelled }
         let storeError = await store(processed, original: nil, key: key, storingOriginal: false)
@@ -233,8 +225,8 @@ extension ImageRetrieval {
         // Cancelled while the provider worked: the caller was told; do no decoding.
         guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = internalOptions
-        let result = await ImageProcessingPool.run(on: options.processingQueue, decoding: data) {
-            ImageDownloader.image(from: data, options: processingOptions)
+        let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
+            ProcessingStage.image(from: data, options: processingOptions)
         }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }

@@ -57,13 +57,14 @@ extension ImageDownloader {
         }
         for key in order {
             guard let group = groups[key], let options = group.first?.options else { continue }
-            let result = await ImageProcessingPool.run(on: options.processingQueue, decoding: data) {
-                Self.image(from: data, options: options)
+            let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
+                ProcessingStage.image(from: data, options: options)
             }
             for caller in group {
                 switch result {
                 case .success(let image):
-                    delegate?.imageDownloader(self, didDownload: image, for: task.originalURL ?? caller.url, with: fetched.response)
+                    delegate?.imageDownloader(
+                        self, didDownload: image, for: task.originalURL ?? caller.url, with: fetched.response)
                     let loaded = ImageLoadingResult(
                         image: image, url: task.originalURL ?? caller.url, originalData: data, metrics: fetched.metrics)
                     caller.resume(.success(loaded))
@@ -73,31 +74,10 @@ extension ImageDownloader {
             }
         }
     }
-
-    /// The processor's image. When it gives none: `processingFailed`, as in Kingfisher, with a
-    /// ``DecodingFailedProcessor`` carrying the decoder's reason when the data is not an image (empty, not an image
-    /// format, corrupt). The safety limits keep their own reasons (`pixelLimitExceeded`, `frameLimitExceeded`,
-    /// `timeLimitExceeded`): the data is an image, refused by a limit the caller may want to raise.
-    static func image(from data: Data, options: KingfisherParsedOptionsInfo) -> Result<
-        KFCrossPlatformImage, KingfisherError
-    > {
-        let processor = options.processor
-        if let outcome = ProcessingFailure.run(processor, item: .data(data), options: options) {
-            return outcome
-        }
-        do {
-            _ = try KFCrossPlatformImage(decoding: data, options: options.imageCreatingOptions)
-        } catch {
-            guard case .processorError(let reason) = error, reason.meansNotAnImage else { return .failure(error) }
-            let failed = DecodingFailedProcessor(processor: processor, reason: reason)
-            return .failure(.processorError(reason: .processingFailed(processor: failed, item: .data(data))))
-        }
-        return .failure(.processorError(reason: .processingFailed(processor: processor, item: .data(data))))
-    }
 }
 
 /// Callers whose images come out the same share one decode.
-private struct ProcessingKey: Hashable {
+struct ProcessingKey: Hashable {
     let processor: String
     let scale: Double
     let onlyFirstFrame: Bool
@@ -108,39 +88,5 @@ private struct ProcessingKey: Hashable {
         scale = Double(options.scaleFactor)
         onlyFirstFrame = options.onlyLoadFirstFrame
         preloadAll = options.preloadAllAnimationData
-    }
-}
-
-/// Where downloaded images are decoded and processed: a pool of threads sized to the cores, so CPU-bound libvips
-/// work never holds the cooperative thread pool and at most one decode runs per core. It lives for the process.
-enum ImageProcessingPool {
-    static let shared: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(1, ProcessInfo.processInfo.activeProcessorCount))
-        pool.start()
-        return pool
-    }()
-
-    /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the
-    /// shared pool, once ``LargeDecodeGate`` admits it (a large progressive JPEG waits for the one before it
-    /// without holding a thread).
-    static func run<T: Sendable>(
-        on queue: CallbackQueue?, decoding data: Data?, _ body: @escaping @Sendable () -> T
-    ) async -> T {
-        await LargeDecodeGate.admitted(data, { await run(on: queue, $0) }, work: body)
-    }
-
-    /// Runs `body` on `queue` when the options name one (a dispatch or operation queue), otherwise on the shared pool.
-    static func run<T: Sendable>(on queue: CallbackQueue?, _ body: @escaping @Sendable () -> T) async -> T {
-        if let queue, queue.runsElsewhere {
-            return await withCheckedContinuation { continuation in
-                queue.execute { continuation.resume(returning: body()) }
-            }
-        }
-        do {
-            return try await shared.runIfActive(body)
-        } catch {
-            // The pool is never shut down; run in place rather than fail.
-            return body()
-        }
     }
 }

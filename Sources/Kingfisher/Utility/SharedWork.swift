@@ -1,0 +1,87 @@
+import KingfisherLocking
+
+/// Work that concurrent callers asking for the same key share: the first caller's request starts it, callers
+/// arriving while it runs wait for the same value, and the key is free again once the value is handed out.
+///
+/// A caller whose task is cancelled stops waiting at once (it gets `nil`); the work itself is cancelled only when
+/// every waiter has gone. The work runs in a task of its own at the priority of the caller that started it.
+final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Entry {
+        /// Which start this is: a value of cancelled work never reaches a later start's waiters.
+        let generation: Int
+        var work: Task<Void, Never>?
+        var waiters: [Int: CheckedContinuation<Value?, Never>] = [:]
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var nextWaiter = 0
+        /// How many times work was started, for tests and metrics.
+        var started = 0
+    }
+
+    private let state = Locked(State())
+
+    init() {}
+
+    /// How many times work has been started (not joined).
+    var startedCount: Int { state.withLock { $0.started } }
+
+    /// The value of the work for `key`: joined when it runs already, otherwise started with `work`. `nil` when the
+    /// calling task was cancelled before the value arrived.
+    func value(for key: Key, _ work: @escaping @Sendable () async -> Value) async -> Value? {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let generation = state.withLock { state -> Int? in
+                    if state.entries[key] != nil {
+                        state.entries[key]?.waiters[id] = continuation
+                        return nil
+                    }
+                    state.started += 1
+                    state.entries[key] = Entry(generation: state.started, waiters: [id: continuation])
+                    return state.started
+                }
+                if let generation {
+                    let task = Task { [self] in finish(key, generation, with: await work()) }
+                    let attached = state.withLock { state -> Bool in
+                        guard state.entries[key]?.generation == generation else { return false }
+                        state.entries[key]?.work = task
+                        return true
+                    }
+                    // Every waiter left before the work was recorded.
+                    if !attached { task.cancel() }
+                }
+                if Task.isCancelled { leave(key, id) }
+            }
+        } onCancel: {
+            leave(key, id)
+        }
+    }
+
+    private func finish(_ key: Key, _ generation: Int, with value: Value) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value?, Never>] in
+            guard let entry = state.entries[key], entry.generation == generation else { return [] }
+            state.entries[key] = nil
+            return Array(entry.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    /// A waiter leaves; the work is cancelled when it was the last.
+    private func leave(_ key: Key, _ id: Int) {
+        let (waiter, cancelled) = state.withLock {
+            state -> (CheckedContinuation<Value?, Never>?, Task<Void, Never>?) in
+            guard let waiter = state.entries[key]?.waiters.removeValue(forKey: id) else { return (nil, nil) }
+            guard state.entries[key]?.waiters.isEmpty == true else { return (waiter, nil) }
+            let work = state.entries[key]?.work
+            state.entries[key] = nil
+            return (waiter, work)
+        }
+        waiter?.resume(returning: nil)
+        cancelled?.cancel()
+    }
+}
