@@ -143,15 +143,22 @@ extension ImageDownloader {
     }
 
     /// The first try of a callback caller, joined before `downloadImage` returns (as in Kingfisher, whose task is
-    /// attached at once) when the request needs no `async` modifier; `nil` otherwise. A request error is
-    /// delivered by the try that follows.
+    /// attached at once) when the request needs no `async` modifier; `nil` otherwise. A request the modifier
+    /// refused, or an invalid URL, is the try's result.
     func joinSynchronously(
         _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask
     ) -> JoinedAttempt? {
-        guard !handle.isCancelled, case .success(let request)? = prepareSynchronously(url, modifier: nil),
-            options.requestModifier == nil
-        else { return nil }
-        return join(request, url: url, options: options, progressBlock: progressBlock, handle: handle)
+        guard !handle.isCancelled, let prepared = prepareSynchronously(url, modifier: options.requestModifier) else {
+            return nil
+        }
+        switch prepared {
+        case .success(let request):
+            return join(request, url: url, options: options, progressBlock: progressBlock, handle: handle)
+        case .failure(let error):
+            let failed = JoinedAttempt()
+            failed.resolve(.failure(error))
+            return failed
+        }
     }
 }
 

@@ -124,6 +124,37 @@ struct ImageDownloaderSubclassTests {
             await collector.wait(for: 1)
         }
     }
+
+    @Test func aSynchronousModifierIsAppliedAndAttachedBeforeDownloadImageReturns() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/b.png", .ok(Fixtures.png()))
+            let target = server.url("/b.png")
+            let modifier = AnyModifier { request in
+                var request = request
+                request.url = target
+                return request
+            }
+            let collector = ResultCollector()
+            // As in Kingfisher: a synchronous modifier runs inside downloadImage, which returns an attached task
+            let task = downloader.downloadImage(
+                with: server.url("/a.png"), options: [.requestModifier(modifier)], completionHandler: collector.handler)
+            #expect(task.isInitialized)
+            #expect(task.sessionTask?.originalURL == target)
+            await collector.wait(for: 1)
+            #expect((try? collector.results[0].get())?.url == target)
+            // And one that refuses the request fails without a request, once
+            let refused = ResultCollector()
+            let none = downloader.downloadImage(
+                with: target, options: [.requestModifier(AnyModifier { _ in nil })], completionHandler: refused.handler)
+            await refused.wait(for: 1)
+            #expect(!none.isInitialized)
+            guard case .failure(.requestError(reason: .emptyRequest)) = refused.results[0] else {
+                Issue.record("expected emptyRequest, got \(refused.results[0])")
+                return
+            }
+            #expect(server.hits("/b.png") == 1)
+        }
+    }
 }
 
 /// An async request modifier that waits for a gate.
