@@ -102,7 +102,7 @@ extension ImageCache {
             let read = await readFromDisk(computedKey: computed, options: options)
             guard case .success(let data?) = read else { return read.map { _ in nil } }
             let serializer = options.cacheSerializer
-            let image = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
+            let image = await DecodeExecutor.run(on: nil, decoding: data) {
                 serializer.image(with: data, options: options)
             }
             guard let image else {

@@ -80,6 +80,49 @@ extension ImageCache {
         }
     }
 
+    /// The disk half of a store in the pipeline: `image` encoded by the options' serializer on the
+    /// ``DecodeExecutor`` (never inside the write barrier, so an encode does not hold up disk lookups), then its
+    /// bytes written under `key@<processor>`. Returns the failure, if any (also logged).
+    func storeEncoded(
+        _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo
+    ) async -> KingfisherError? {
+        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        let serializer = options.cacheSerializer
+        // On the executor's own threads: a `processingQueue` is where images are processed (as in Kingfisher, whose
+        // encode runs on the cache's queue), not where the cache's bytes are made.
+        let data = await DecodeExecutor.run(on: nil) {
+            serializer.data(with: image, original: original)
+        }
+        guard let data else {
+            let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
+                image: image, original: original, serializer: serializer)
+            logFailedWrite(.cacheError(reason: reason), computedKey: computed)
+            return .cacheError(reason: reason)
+        }
+        return await write(
+            data, computedKey: computed, expiration: options.diskCacheExpiration,
+            writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension)
+    }
+
+    /// Writes already-encoded bytes under `computedKey` on the I/O queue (a barrier); the failure, if any.
+    func write(
+        _ data: Data, computedKey: String, expiration: StorageExpiration?, writeOptions: Data.WritingOptions = [],
+        forcedExtension: String?
+    ) async -> KingfisherError? {
+        await withCheckedContinuation { continuation in
+            ioQueue.async(flags: .barrier) {
+                let result = self.writeToDisk(
+                    data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
+                    forcedExtension: forcedExtension)
+                if case .failure(let error) = result {
+                    continuation.resume(returning: error)
+                } else {
+                    continuation.resume(returning: nil)
+                }
+            }
+        }
+    }
+
     private func writeToDisk(
         _ data: Data, forKey computedKey: String, expiration: StorageExpiration?,
         writeOptions: Data.WritingOptions, forcedExtension: String?
@@ -97,7 +140,7 @@ extension ImageCache {
     }
 
     /// Tells ``logger`` that nothing was stored under `computedKey`.
-    private func logFailedWrite(_ error: KingfisherError, computedKey: String) {
+    func logFailedWrite(_ error: KingfisherError, computedKey: String) {
         logger?.error(
             "A disk cache write failed",
             metadata: [

@@ -250,42 +250,23 @@ extension ImageRetrieval {
         let originalCache = self.originalCache
         let forcedExtension = options.forcedExtension
         let expiration = options.diskCacheExpiration
-        guard wait else {
-            // Memory now, disk in the background; failures reach the caches' loggers.
-            targetCache.store(
-                image, original: original, forKey: key, options: storeOptions, toDisk: toDisk, completionHandler: nil)
+        // Memory now; the disk entries are encoded on the decode executor, then written.
+        targetCache.store(image, forKey: key, options: storeOptions, toDisk: false, completionHandler: nil)
+        let writes: @Sendable () async -> KingfisherError? = {
+            async let target: KingfisherError? =
+                toDisk ? targetCache.storeEncoded(image, original: original, forKey: key, options: storeOptions) : nil
+            var originalFailure: KingfisherError?
             if keepOriginal, let original {
-                originalCache.storeToDisk(
-                    original, forKey: key, forcedExtension: forcedExtension, expiration: expiration,
-                    completionHandler: nil)
+                originalFailure = await originalCache.write(
+                    original, computedKey: key, expiration: expiration, forcedExtension: forcedExtension)
             }
+            return await target ?? originalFailure
+        }
+        guard wait else {
+            // Failures of writes not waited for reach the caches' loggers.
+            Task { _ = await writes() }
             return nil
         }
-        async let stored = Self.failure(of: { done in
-            targetCache.store(
-                image, original: original, forKey: key, options: storeOptions, toDisk: toDisk, completionHandler: done)
-        })
-        var originalFailure: KingfisherError?
-        if keepOriginal, let original {
-            originalFailure = await Self.failure(of: { done in
-                originalCache.storeToDisk(
-                    original, forKey: key, forcedExtension: forcedExtension, expiration: expiration,
-                    completionHandler: done)
-            })
-        }
-        let targetFailure = await stored
-        return targetFailure ?? originalFailure
-    }
-
-    /// The disk failure of a store that reports through a completion handler.
-    private static func failure(
-        of store: (@escaping @Sendable (CacheStoreResult) -> Void) -> Void
-    ) async -> KingfisherError? {
-        await withCheckedContinuation { continuation in
-            let once = DeliverOnce<KingfisherError?> { continuation.resume(returning: $0) }
-            store { stored in
-                if case .failure(let error) = stored.diskCacheResult { once(error) } else { once(nil) }
-            }
-        }
+        return await writes()
     }
 }

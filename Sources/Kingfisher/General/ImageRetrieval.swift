@@ -41,6 +41,11 @@ final class ImageRetrieval: Sendable {
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
         self.handles = Locked([handle])
+        if case .provider(let provider) = source {
+            // A cancel before the retrieval's task has started reports the provider's cancellation, as Kingfisher's
+            // (whose provider is called before retrieveImage returns).
+            handle.report(.requestError(reason: .dataProviderCancelled(provider: provider)))
+        }
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
     }
