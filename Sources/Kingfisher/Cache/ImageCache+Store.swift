@@ -80,13 +80,12 @@ extension ImageCache {
         }
     }
 
-    /// The disk half of a store in the pipeline: `image` encoded by the options' serializer on the
-    /// ``DecodeExecutor`` (never inside the write barrier, so an encode does not hold up disk lookups), then its
-    /// bytes written under `key@<processor>`. Returns the failure, if any (also logged).
-    func storeEncoded(
+    /// The disk bytes of `image` for the pipeline's store: the options' serializer run on the ``DecodeExecutor``
+    /// (never inside the write barrier, so an encode does not hold up disk lookups). A serializer that gives no
+    /// bytes fails with `cannotSerializeImage` (logged).
+    func encodeForDisk(
         _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo
-    ) async -> KingfisherError? {
-        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+    ) async -> Result<Data, KingfisherError> {
         let serializer = options.cacheSerializer
         // On the executor's own threads: a `processingQueue` is where images are processed (as in Kingfisher, whose
         // encode runs on the cache's queue), not where the cache's bytes are made.
@@ -96,30 +95,25 @@ extension ImageCache {
         guard let data else {
             let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
                 image: image, original: original, serializer: serializer)
+            let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
             logFailedWrite(.cacheError(reason: reason), computedKey: computed)
-            return .cacheError(reason: reason)
+            return .failure(.cacheError(reason: reason))
         }
-        return await write(
-            data, computedKey: computed, expiration: options.diskCacheExpiration,
-            writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension)
+        return .success(data)
     }
 
-    /// Writes already-encoded bytes under `computedKey` on the I/O queue (a barrier); the failure, if any.
-    func write(
+    /// Queues the write of already-encoded bytes under `computedKey` on the I/O queue (a barrier) now, so later
+    /// cache operations run after it; `done` gets the failure, if any.
+    func enqueueWrite(
         _ data: Data, computedKey: String, expiration: StorageExpiration?, writeOptions: Data.WritingOptions = [],
-        forcedExtension: String?
-    ) async -> KingfisherError? {
-        await withCheckedContinuation { continuation in
-            ioQueue.async(flags: .barrier) {
-                let result = self.writeToDisk(
-                    data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
-                    forcedExtension: forcedExtension)
-                if case .failure(let error) = result {
-                    continuation.resume(returning: error)
-                } else {
-                    continuation.resume(returning: nil)
-                }
-            }
+        forcedExtension: String?, done: (@Sendable (KingfisherError?) -> Void)? = nil
+    ) {
+        ioQueue.async(flags: .barrier) {
+            let result = self.writeToDisk(
+                data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
+                forcedExtension: forcedExtension)
+            guard let done else { return }
+            if case .failure(let error) = result { done(error) } else { done(nil) }
         }
     }
 

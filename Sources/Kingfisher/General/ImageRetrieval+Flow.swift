@@ -250,23 +250,53 @@ extension ImageRetrieval {
         let originalCache = self.originalCache
         let forcedExtension = options.forcedExtension
         let expiration = options.diskCacheExpiration
-        // Memory now; the disk entries are encoded on the decode executor, then written.
+        // Memory now; the disk entry is encoded on the decode executor, then its write (and the original's) is
+        // queued before the result is delivered, so cache operations the caller starts afterwards come after it.
         targetCache.store(image, forKey: key, options: storeOptions, toDisk: false, completionHandler: nil)
-        let writes: @Sendable () async -> KingfisherError? = {
-            async let target: KingfisherError? =
-                toDisk ? targetCache.storeEncoded(image, original: original, forKey: key, options: storeOptions) : nil
-            var originalFailure: KingfisherError?
-            if keepOriginal, let original {
-                originalFailure = await originalCache.write(
-                    original, computedKey: key, expiration: expiration, forcedExtension: forcedExtension)
+        var writes: [PendingWrite] = []
+        var failure: KingfisherError?
+        if toDisk {
+            switch await targetCache.encodeForDisk(image, original: original, forKey: key, options: storeOptions) {
+            case .success(let data):
+                let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+                writes.append(
+                    PendingWrite(
+                        cache: targetCache, data: data, computedKey: computed,
+                        writeOptions: options.diskStoreWriteOptions))
+            case .failure(let error):
+                failure = error
             }
-            return await target ?? originalFailure
+        }
+        if keepOriginal, let original {
+            writes.append(PendingWrite(cache: originalCache, data: original, computedKey: key, writeOptions: []))
         }
         guard wait else {
             // Failures of writes not waited for reach the caches' loggers.
-            Task { _ = await writes() }
+            for write in writes {
+                write.cache.enqueueWrite(
+                    write.data, computedKey: write.computedKey, expiration: expiration,
+                    writeOptions: write.writeOptions,
+                    forcedExtension: forcedExtension)
+            }
             return nil
         }
-        return await writes()
+        for write in writes {
+            let written = await withCheckedContinuation { continuation in
+                write.cache.enqueueWrite(
+                    write.data, computedKey: write.computedKey, expiration: expiration,
+                    writeOptions: write.writeOptions,
+                    forcedExtension: forcedExtension, done: { continuation.resume(returning: $0) })
+            }
+            failure = failure ?? written
+        }
+        return failure
     }
+}
+
+/// A disk write the store step queues: encoded bytes for one cache entry.
+private struct PendingWrite {
+    let cache: ImageCache
+    let data: Data
+    let computedKey: String
+    let writeOptions: Data.WritingOptions
 }

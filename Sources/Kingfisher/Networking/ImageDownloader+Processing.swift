@@ -11,11 +11,16 @@ extension ImageDownloader {
     ///
     /// The slot is held while processing, so bodies waiting for a decoder count against
     /// ``Configuration/maxConcurrentDownloads``: memory stays bounded when decoding is slower than the network.
+    /// Callers of the same request that arrive while the body is processed join the task and are processed from
+    /// the same body, so a burst of retrievals of one URL never downloads it twice.
     func run(_ task: SessionDataTask) async {
         let (fetched, response) = await fetch(task)
-        let callers = task.state.withLock { $0.complete() }
-        forget(task)
-        defer { taskEnded(task, heldSlot: true) }
+        let succeeded = (try? fetched.get()) != nil
+        var callers = task.state.withLock { $0.complete(acceptingLateCallers: succeeded) }
+        defer {
+            forget(task)
+            taskEnded(task, heldSlot: true)
+        }
         // The delegate's data modifier runs before the did-finish call, so that call carries its failure.
         let outcome = callers.isEmpty ? fetched : fetched.flatMap { fetched in modifyData(fetched, of: task) }
         task.releaseBody()
@@ -25,12 +30,16 @@ extension ImageDownloader {
         case .success: error = callers.isEmpty ? CancellationError() : nil
         }
         delegate?.imageDownloader(self, didFinishDownloadingImageForURL: task.url, with: response, error: error)
-        guard !callers.isEmpty else { return }
-        switch outcome {
-        case .failure(let failure):
-            for waiter in callers { waiter.resume(.failure(failure)) }
-        case .success(let fetched):
-            await process(fetched, of: task, for: callers)
+        guard case .success(let data) = outcome else {
+            _ = task.state.withLock { $0.takeLateCallers() }
+            if case .failure(let failure) = outcome {
+                for waiter in callers { waiter.resume(.failure(failure)) }
+            }
+            return
+        }
+        while !callers.isEmpty {
+            await process(data, of: task, for: callers)
+            callers = task.state.withLock { $0.takeLateCallers() }
         }
     }
 

@@ -7,6 +7,8 @@ extension SessionDataTask {
             case queued
             /// Fetching; the Swift task is `nil` for the instant between taking the slot and creating it.
             case running(Task<Void, Never>?)
+            /// The body is in and being processed; callers arriving now join and are processed from it.
+            case processing
             /// Completed or cancelled; no waiter can join any more.
             case finished
         }
@@ -62,7 +64,13 @@ extension SessionDataTask {
         }
 
         private mutating func finish() -> Stop? {
-            if !isFinished { wasCancelled = true }
+            switch phase {
+            case .processing:
+                // The body is in: nothing to stop; the run ends when its processing does.
+                return nil
+            case .queued, .running: wasCancelled = true
+            case .finished: break
+            }
             switch phase {
             case .queued:
                 phase = .finished
@@ -70,7 +78,7 @@ extension SessionDataTask {
             case .running(let fetch):
                 phase = .finished
                 return .cancelFetch(fetch)
-            case .finished:
+            case .finished, .processing:
                 return nil
             }
         }
@@ -89,10 +97,23 @@ extension SessionDataTask {
             return true
         }
 
-        /// Ends the task and hands back the waiters still waiting for the data.
-        mutating func complete() -> [DownloadWaiter] {
+        /// Ends the fetch and hands back the callers waiting for the data. With `acceptingLateCallers`, callers can
+        /// still join while the data is processed (see ``takeLateCallers()``); otherwise the task is finished.
+        mutating func complete(acceptingLateCallers: Bool) -> [DownloadWaiter] {
             guard !isFinished else { return [] }
-            phase = .finished
+            phase = acceptingLateCallers ? .processing : .finished
+            defer { waiters = [] }
+            return waiters.map(\.waiter)
+        }
+
+        /// The callers that joined since the last call; when there are none, the task is finished (later callers
+        /// need a new request).
+        mutating func takeLateCallers() -> [DownloadWaiter] {
+            guard case .processing = phase else { return [] }
+            guard !waiters.isEmpty else {
+                phase = .finished
+                return []
+            }
             defer { waiters = [] }
             return waiters.map(\.waiter)
         }

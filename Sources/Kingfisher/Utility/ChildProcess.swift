@@ -53,11 +53,22 @@ struct ChildProcess {
         // for the launch and then kills it (checked separately, a cancel could fall between the check and the launch
         // and the child ran to its end).
         let launch = Locked(LaunchState.notStarted)
+        // Resumed once: by the child's end, or at once by a cancel (after the kill), so a cancel never waits for
+        // Foundation to notice the child's end (that notice rides on dispatch threads a busy process may not have
+        // free: measured 20–34 s under load).
+        let waiting = Locked<CheckedContinuation<Int32, any Error>?>(nil)
+        let finish: @Sendable (Result<Int32, CancellationError>) -> Void = { result in
+            waiting.withLock { stored in
+                defer { stored = nil }
+                return stored
+            }?.resume(with: result)
+        }
         let status = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+                waiting.withLock { $0 = continuation }
                 let launched: Result<Void, any Error> = launch.withLock { state in
                     guard state == .notStarted else { return .failure(CancellationError()) }
-                    process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                    process.terminationHandler = { finish(.success($0.terminationStatus)) }
                     do {
                         try process.run()
                     } catch {
@@ -68,7 +79,10 @@ struct ChildProcess {
                     return .success(())
                 }
                 if case .failure(let error) = launched {
-                    continuation.resume(throwing: error)
+                    waiting.withLock { stored in
+                        defer { stored = nil }
+                        return stored
+                    }?.resume(throwing: error)
                     return
                 }
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
@@ -82,6 +96,7 @@ struct ChildProcess {
                 if state == .running, process.isRunning { Self.kill(process) }
                 state = .cancelled
             }
+            finish(.failure(CancellationError()))
         }
         try Task.checkCancellation()
         return Outcome(
