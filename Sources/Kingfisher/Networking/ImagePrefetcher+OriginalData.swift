@@ -33,6 +33,8 @@ extension ImagePrefetcher {
             // modifier and delegate apply as for any download. The delegate's `didDownload image` gets an empty
             // image: none was decoded.
             fetchOptions.processor = ImageHeaderCheck.Processor(allFrames: allFrames, reported: options.processor)
+            // Previews would be decoded from the scans as they arrive; nothing shows them here.
+            fetchOptions.progressiveJPEG = nil
             let downloader = options.downloader ?? manager.downloader
             let task = downloader.downloadImage(with: resource.downloadURL, options: fetchOptions) { result in
                 fetched(result.map(\.originalData))

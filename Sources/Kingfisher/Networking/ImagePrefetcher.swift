@@ -45,7 +45,8 @@ public typealias PrefetcherCompletionHandler =
 /// cache as the manager would write them, so a later retrieval finds them there (a disk hit). Kingfisher decodes
 /// each image and keeps it in memory too; warming a disk cache with photos that way costs a full decode each.
 /// Bytes that fail the check are not stored; the target cache's ``ImageCache/logger`` gets why (as for any source
-/// that fails to load). See ``storesOriginalData`` for the exact condition.
+/// that fails to load). Options that need the manager's other steps (`.alternativeSources`, `.lowDataMode`,
+/// `.onlyFromCache`) keep the manager's path.
 ///
 /// - Note: Unlike Kingfisher, a load waits for its disk write (as with `.waitForCache`) and counts as failed when the
 ///   write failed: a prefetch exists to fill the cache, so one that stored nothing has not completed.

@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
 import KingfisherTestSupport
 import Logging
 import Testing
@@ -10,6 +11,9 @@ private let keepsOriginal: DefaultCacheSerializer = {
     serializer.preferCacheOriginalData = true
     return serializer
 }()
+
+/// An object for `Delegate.delegate(on:)` to hold weakly.
+private final class PreviewOwner: Sendable {}
 
 /// A JPEG whose header is whole and whose compressed data stops 20 bytes into its first scan: its header reads,
 /// its decode fails. What a prefetch stores of it shows whether the prefetch decoded it.
@@ -75,13 +79,23 @@ struct ImagePrefetcherOriginalDataTests {
                 await prefetch(
                     [.network(photoURL), .network(cutURL)],
                     options: [.cacheSerializer(keepsOriginal), .alsoPrefetchToMemory], manager: f.manager))
+            #expect(f.cache.imageCachedType(forKey: photoURL.cacheKey) == .memory)
+            // and original data with a processor
+            let thumbnail = DownsamplingImageProcessor(size: CGSize(width: 16, height: 16))
+            let processed = try #require(
+                await prefetch(
+                    [.network(photoURL), .network(cutURL)],
+                    options: [.cacheSerializer(keepsOriginal), .processor(thumbnail)], manager: f.manager))
             // Then each decodes as Kingfisher does: the cut JPEG fails, the photo is kept in memory too
-            for final in [plain, toMemory] {
+            for final in [plain, toMemory, processed] {
                 #expect(final.completed.map(\.cacheKey) == [photoURL.cacheKey])
                 #expect(final.failed.map(\.cacheKey) == [cutURL.cacheKey])
             }
-            #expect(f.cache.imageCachedType(forKey: photoURL.cacheKey) == .memory)
+            #expect(
+                f.cache.imageCachedType(forKey: photoURL.cacheKey, processorIdentifier: thumbnail.identifier) == .memory
+            )
             #expect(!f.cache.isCached(forKey: cutURL.cacheKey))
+            #expect(!f.cache.isCached(forKey: cutURL.cacheKey, processorIdentifier: thumbnail.identifier))
         }
     }
 
@@ -132,6 +146,43 @@ struct ImagePrefetcherOriginalDataTests {
             #expect(final.failed.map(\.cacheKey) == [sources[1].cacheKey])
             #expect(try f.cache.diskStorage.value(forKey: sources[0].cacheKey, forcedExtension: nil) == cut)
             #expect(!f.cache.isCached(forKey: sources[1].cacheKey))
+        }
+    }
+
+    @Test func progressivePreviewsAreNotDecodedWhenOriginalDataIsStored() async throws {
+        try await withManager { f in
+            // Given a progressive JPEG sent in paced pieces, so its scans arrive one after another
+            let photo = Fixtures.texturedJPEG(width: 320, height: 240)
+            let paced = TestHTTPServer.Route(
+                body: photo, chunkSize: 1024, delayBetweenChunks: .milliseconds(10), contentLength: Int64(photo.count))
+            f.server.route("/decoded.jpg", paced)
+            f.server.route("/kept.jpg", paced)
+            let previews = Locked<[String: Int]>([:])
+            let owner = PreviewOwner()
+            func progressive(_ name: String) -> ImageProgressive {
+                let progressive = ImageProgressive()
+                progressive.onImageUpdated.delegate(on: owner) { _, _ in
+                    previews.withLock { $0[name, default: 0] += 1 }
+                    return .default
+                }
+                return progressive
+            }
+            // When it is prefetched with previews asked for, decoded, then keeping original data
+            let decoded = await prefetch(
+                [.network(f.server.url("/decoded.jpg"))], options: [.progressiveJPEG(progressive("decoded"))],
+                manager: f.manager)
+            let kept = await prefetch(
+                [.network(f.server.url("/kept.jpg"))],
+                options: [.cacheSerializer(keepsOriginal), .progressiveJPEG(progressive("kept"))], manager: f.manager)
+            // Then both are stored, but only the decoding prefetch decoded previews
+            #expect(decoded?.completed.count == 1)
+            #expect(kept?.completed.count == 1)
+            #expect(previews.withLock { $0["decoded"] ?? 0 } > 0)
+            #expect(previews.withLock { $0["kept"] } == nil)
+            let stored = try f.cache.diskStorage.value(
+                forKey: f.server.url("/kept.jpg").cacheKey, forcedExtension: nil)
+            #expect(stored == photo)
+            withExtendedLifetime(owner) {}
         }
     }
 
