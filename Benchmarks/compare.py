@@ -142,6 +142,7 @@ def main():
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="run only the entries whose name contains this text")
+    parser.add_argument("--workloads", default="abc", help="run only these workloads, e.g. c")
     args = parser.parse_args()
 
     photos = corpus_photos()
@@ -191,8 +192,11 @@ def main():
         ("b", "curl --parallel + vipsthumbnail", lambda: " ".join(curl_to(fresh(os.path.join(work, "dl"))))
          + f" && vipsthumbnail -s 256x256 -o {fresh(out)}/%s.jpg[Q=80] {work}/dl/*.jpg"),
         ("c", "kf --original", lambda: [args.kf, "fetch", *urls, "--original", "--cache-dir", fresh(cache)]),
+        ("c", "kf prefetch --original", lambda: [args.kf, "prefetch", "--url-file", url_file, "--original",
+                                                 "--cache-dir", fresh(cache)]),
         ("c", "curl --parallel --parallel-max 8", lambda: curl_to(fresh(os.path.join(work, "dl")))),
     ]
+    entries = [entry for entry in entries if entry[0] in args.workloads]
     if args.only:
         entries = [entry for entry in entries if args.only in entry[1]]
     if not os.path.exists(aiohttp_anchor):

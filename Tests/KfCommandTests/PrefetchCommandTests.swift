@@ -62,6 +62,43 @@ struct PrefetchCommandTests {
         try await server.shutdown()
     }
 
+    @Test("--original refuses bytes whose header is not an image's, or over the pixel limit, with the reason")
+    func originalRefusesBadHeaders() async throws {
+        let server = try await TestHTTPServer.start()
+        let dir = try TempDir()
+        server.route("/page.jpg", .ok(Data("<html>moved</html>".utf8), contentType: "image/jpeg"))
+        // A PNG whose IHDR declares 100,000 x 100,000 pixels, with one tiny IDAT: a decompression bomb's header
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            let crc =
+                typed.reduce(UInt32(0xFFFF_FFFF)) { crc, byte in
+                    (0..<8).reduce(crc ^ UInt32(byte)) { c, _ in c & 1 == 1 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+                } ^ 0xFFFF_FFFF
+            let length = UInt32(body.count)
+            return (0..<4).map { UInt8(truncatingIfNeeded: length >> (24 - 8 * $0)) } + typed
+                + (0..<4).map { UInt8(truncatingIfNeeded: crc >> (24 - 8 * $0)) }
+        }
+        let bomb = Data(
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+                + chunk("IHDR", [0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0, 8, 6, 0, 0, 0])
+                + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", []))
+        server.route("/bomb.png", .ok(bomb, contentType: "image/png"))
+        server.route("/p.jpg", .ok(try Samples.jpeg(width: 80, height: 60), contentType: "image/jpeg"))
+        let urls = ["/page.jpg", "/bomb.png", "/p.jpg"].map { server.url($0).absoluteString }
+        let run = try await Kf.run(
+            ["prefetch", "--url-file", "-", "--original", "--cache-dir", dir.path("cache")],
+            stdin: urls.joined(separator: "\n") + "\n")
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("1 completed, 0 skipped, 2 failed"), "\(run.stderr)")
+        #expect(
+            run.stderrLines.contains { $0.contains("/page.jpg") && $0.contains("not in an image format") },
+            "\(run.stderr)")
+        #expect(
+            run.stderrLines.contains { $0.contains("/bomb.png") && $0.contains("over the limit") }, "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("cache")).count == 1)
+        try await server.shutdown()
+    }
+
     @Test("--original with processing flags is refused")
     func originalWithProcessing() async throws {
         let dir = try TempDir()

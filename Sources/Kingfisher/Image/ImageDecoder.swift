@@ -136,6 +136,19 @@ enum ImageDecoder {
         return try opened.get()
     }
 
+    /// Everything a decode checks before it computes a pixel, without computing one: a format that decodes here,
+    /// a header its loader reads, and the pixel limit (every frame counted when `allFrames` and the format can be
+    /// animated) and frame limit. Throws the error the decode would throw at that point.
+    static func checkHeader(of data: Data, allFrames: Bool) throws(KingfisherError) {
+        let format = try checkedFormat(of: data)
+        let opened = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) in
+                _ = try open(bytes, format: format, allFrames: allFrames && format.canBeAnimated)
+            }
+        }
+        try opened.get()
+    }
+
     // MARK: - Steps
 
     private static func checkedFormat(of data: Data) throws(KingfisherError) -> ImageFormat {

@@ -1,5 +1,6 @@
 public import Foundation
 import KingfisherLocking
+import Logging
 
 /// Reports a prefetch so far: sources skipped because they were cached, sources that failed, sources loaded.
 public typealias PrefetcherSourceProgressBlock =
@@ -37,6 +38,16 @@ public typealias PrefetcherCompletionHandler =
 /// one is removed and its source loaded again. Each other source goes through ``KingfisherManager``, so the options
 /// (processor, retry strategy...) apply as there.
 ///
+/// Ours: with a serializer that keeps original data (``DefaultCacheSerializer/preferCacheOriginalData``), the
+/// default processor and nothing asked of the memory cache, a source is not decoded at all: its bytes are
+/// downloaded (or read from its provider), their header is checked (a format that decodes here, within
+/// ``ImageEngine/maximumPixelCount`` and ``ImageEngine/maximumFrameCount``), and they are written to the disk
+/// cache as the manager would write them, so a later retrieval finds them there (a disk hit). Kingfisher decodes
+/// each image and keeps it in memory too; warming a disk cache with photos that way costs a full decode each.
+/// Bytes that fail the check are not stored; the target cache's ``ImageCache/logger`` gets why (as for any source
+/// that fails to load). Options that need the manager's other steps (`.alternativeSources`, `.lowDataMode`,
+/// `.onlyFromCache`) keep the manager's path.
+///
 /// - Note: Unlike Kingfisher, a load waits for its disk write (as with `.waitForCache`) and counts as failed when the
 ///   write failed: a prefetch exists to fill the cache, so one that stored nothing has not completed.
 ///
@@ -48,24 +59,27 @@ public final class ImagePrefetcher: Sendable {
         var maxConcurrentDownloads = 5
         var next = 0
         var running: Set<Int> = []
-        var tasks: [Int: DownloadTask] = [:]
+        /// How to cancel each load in flight.
+        var cancellers: [Int: @Sendable () -> Void] = [:]
         var skipped: [Source] = []
         var failed: [Source] = []
         var completed: [Source] = []
         var started = false
         var stopped = false
         var finished = false
+        /// Whether a thread is in ``fill()``'s loop beginning sources.
+        var filling = false
     }
 
-    private enum Outcome {
+    enum Outcome {
         case skipped, failed, completed
     }
 
     private typealias Snapshot = (skipped: [Source], failed: [Source], completed: [Source])
 
-    private let sources: [Source]
-    private let options: KingfisherParsedOptionsInfo
-    private let manager: KingfisherManager
+    let sources: [Source]
+    let options: KingfisherParsedOptionsInfo
+    let manager: KingfisherManager
     private let progressBlock: PrefetcherSourceProgressBlock?
     private let completionHandler: PrefetcherSourceCompletionHandler?
     private let state = Locked(State())
@@ -129,14 +143,14 @@ public final class ImagePrefetcher: Sendable {
 
     /// Starts prefetching; later calls, and calls after ``stop()``, do nothing.
     public func start() {
-        let (batch, done) = state.withLock { state -> ([Int], Snapshot?) in
-            guard !state.started, !state.stopped else { return ([], nil) }
+        let (starts, done) = state.withLock { state -> (Bool, Snapshot?) in
+            guard !state.started, !state.stopped else { return (false, nil) }
             state.started = true
-            if sources.isEmpty { return ([], complete(&state)) }
-            return (Self.takeNext(&state, count: state.maxConcurrentDownloads, total: sources.count), nil)
+            if sources.isEmpty { return (false, complete(&state)) }
+            return (true, nil)
         }
         if let done { report(progress: nil, completion: done) }
-        for index in batch { begin(index) }
+        if starts { fill() }
     }
 
     /// Cancels the loads in flight and starts no more. Each cancelled load is reported as failed through the
@@ -144,13 +158,13 @@ public final class ImagePrefetcher: Sendable {
     /// failed ones (as Kingfisher documents). Stopping before ``start()`` completes at once with every source
     /// failed; stopping after the completion does nothing.
     public func stop() {
-        let (tasks, done) = state.withLock { state -> ([DownloadTask], Snapshot?) in
+        let (cancellers, done) = state.withLock { state -> ([@Sendable () -> Void], Snapshot?) in
             guard !state.stopped, !state.finished else { return ([], nil) }
             state.stopped = true
-            guard state.running.isEmpty else { return (Array(state.tasks.values), nil) }
+            guard state.running.isEmpty else { return (Array(state.cancellers.values), nil) }
             return ([], complete(&state))
         }
-        for task in tasks { task.cancel() }
+        for cancel in cancellers { cancel() }
         if let done { report(progress: nil, completion: done) }
     }
 
@@ -164,14 +178,32 @@ public final class ImagePrefetcher: Sendable {
         return (state.skipped, state.failed, state.completed)
     }
 
-    private static func takeNext(_ state: inout State, count: Int, total: Int) -> [Int] {
-        var batch: [Int] = []
-        while batch.count < count, state.next < total {
-            batch.append(state.next)
-            state.running.insert(state.next)
-            state.next += 1
+    /// Begins sources while fewer than ``maxConcurrentDownloads`` run. One thread at a time runs the loop: a load
+    /// that ends while it runs (a cached source ends inside ``begin(_:)``, on this very thread) only frees its
+    /// slot, and the loop takes the next source. So the stack stays flat however many sources in a row are
+    /// cached, where beginning the next source from ``finish(_:_:)`` would nest one level per source.
+    private func fill() {
+        let enters = state.withLock { state -> Bool in
+            guard !state.filling else { return false }
+            state.filling = true
+            return true
         }
-        return batch
+        guard enters else { return }
+        // The check for a free slot and the exit happen under one lock, so a slot freed by another thread
+        // between them is either seen here or finds `filling` off and fills it itself.
+        while let index = state.withLock({ state -> Int? in
+            guard !state.stopped, !state.finished, state.next < sources.count,
+                state.running.count < state.maxConcurrentDownloads
+            else {
+                state.filling = false
+                return nil
+            }
+            defer { state.next += 1 }
+            state.running.insert(state.next)
+            return state.next
+        }) {
+            begin(index)
+        }
     }
 
     /// Checks whether the source is cached (on the cache's I/O queue with `asyncCacheTypeCheck`), then loads it.
@@ -216,21 +248,50 @@ public final class ImagePrefetcher: Sendable {
             verifyOnDisk(source, cache: cache) { intact in
                 if intact { self.finish(index, .skipped) } else { self.load(index, cached: .none, cache: cache) }
             }
+        case .none where storesOriginalData:
+            loadOriginalData(index, cache: cache)
         case .none:
-            // Waits for the disk write, so a write that fails counts the source as failed.
-            internalOptions.waitForCache = true
-            let task = manager.retrieveImage(with: source, parsedOptions: internalOptions) { result in
-                let stored = (try? result.get()).map { $0.diskStoreError == nil } ?? false
-                self.finish(index, stored ? .completed : .failed)
-            }
-            guard let task else { return }
-            let cancelNow = state.withLock { state -> Bool in
-                guard state.running.contains(index) else { return false }
-                state.tasks[index] = task
-                return state.stopped
-            }
-            if cancelNow { task.cancel() }
+            retrieve(index)
         }
+    }
+
+    /// Loads a source through the manager (download or provider, decode, processing, memory and disk).
+    func retrieve(_ index: Int) {
+        let source = sources[index]
+        var internalOptions = options
+        internalOptions.callbackQueue = .untouch
+        // Waits for the disk write, so a write that fails counts the source as failed.
+        internalOptions.waitForCache = true
+        let task = manager.retrieveImage(with: source, parsedOptions: internalOptions) { result in
+            switch result {
+            case .success(let value):
+                self.finish(index, value.diskStoreError == nil ? .completed : .failed)
+            case .failure(let error):
+                self.fail(index, error)
+            }
+        }
+        if let task { register(index, cancel: { task.cancel() }) }
+    }
+
+    /// Keeps how to cancel the load of a source in flight, for ``stop()``; cancels at once after a stop.
+    func register(_ index: Int, cancel: @escaping @Sendable () -> Void) {
+        let cancelNow = state.withLock { state -> Bool in
+            guard state.running.contains(index) else { return false }
+            state.cancellers[index] = cancel
+            return state.stopped
+        }
+        if cancelNow { cancel() }
+    }
+
+    /// Ends a source's load as failed, telling the target cache's logger why (the blocks list sources only).
+    func fail(_ index: Int, _ error: KingfisherError) {
+        let cache = options.targetCache ?? manager.cache
+        cache.logger?.warning(
+            "A prefetched source was not loaded",
+            metadata: [
+                "kf.key": "\(sources[index].cacheKey)", "kf.error": "\(error.errorDescription ?? "\(error)")",
+            ])
+        finish(index, .failed)
     }
 
     /// Whether the file the source is cached in still holds what was stored (a damaged one is removed), read on
@@ -244,23 +305,23 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func finish(_ index: Int, _ outcome: Outcome) {
-        let (batch, snapshot, finished) = state.withLock { state -> ([Int], Snapshot?, Snapshot?) in
-            guard state.running.remove(index) != nil else { return ([], nil, nil) }
-            state.tasks[index] = nil
+    /// Records how a source ended, reports it, and frees its slot for the next source.
+    func finish(_ index: Int, _ outcome: Outcome) {
+        let (snapshot, finished) = state.withLock { state -> (Snapshot?, Snapshot?) in
+            guard state.running.remove(index) != nil else { return (nil, nil) }
+            state.cancellers[index] = nil
             switch outcome {
             case .skipped: state.skipped.append(sources[index])
             case .failed: state.failed.append(sources[index])
             case .completed: state.completed.append(sources[index])
             }
-            let batch = state.stopped ? [] : Self.takeNext(&state, count: 1, total: sources.count)
             let progress = (state.skipped, state.failed, state.completed)
             let done = state.running.isEmpty && (state.stopped || state.next == sources.count) && !state.finished
-            return (batch, progress, done ? complete(&state) : nil)
+            return (progress, done ? complete(&state) : nil)
         }
         guard let snapshot else { return }
         report(progress: snapshot, completion: finished)
-        for next in batch { begin(next) }
+        fill()
     }
 
     /// One progress report (a source finished), then the completion when the prefetch has ended.

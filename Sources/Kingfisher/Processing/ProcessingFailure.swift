@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why the last built-in processor on this thread gave `nil`, when it ran out of time.
+/// Why the last built-in processor on this thread gave `nil`, when it ran out of time (or, for the header check of
+/// a prefetch that stores original data, why the bytes were refused).
 ///
 /// `ImageProcessor.process` returns an optional (Kingfisher's API), so a processor cannot say why it failed. Built-in
 /// processors run synchronously on the thread that called them; when one stops at ``ImageEngine/timeLimit`` it
@@ -22,6 +23,12 @@ enum ProcessingFailure {
             }
             return nil
         }
+    }
+
+    /// Gives `nil` with `error` as the reason, for a processor of the library that knows why it failed.
+    static func fail(with error: KingfisherError) -> KFCrossPlatformImage? {
+        Thread.current.threadDictionary[key] = error
+        return nil
     }
 
     /// Runs `processor`, then returns its image or, when it gave `nil` after running out of time, that error.

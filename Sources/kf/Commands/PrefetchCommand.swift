@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Kingfisher
+import Logging
 
 /// `kf prefetch`: warms the disk cache for a list of sources with `ImagePrefetcher`.
 struct PrefetchCommand: AsyncParsableCommand {
@@ -28,7 +29,11 @@ struct PrefetchCommand: AsyncParsableCommand {
     @Option(help: "Quality for JPEG, WebP and AVIF, 1...100.")
     var quality = 85
 
-    @Flag(help: "Cache the downloaded bytes as they are, without processing.")
+    @Flag(
+        help: """
+            Cache the downloaded bytes as they are, without decoding them: only their header is checked (an image \
+            format, within the pixel limit). No processing flags.
+            """)
     var original = false
 
     @OptionGroup(title: "Processing (applied in the order given)")
@@ -50,12 +55,15 @@ struct PrefetchCommand: AsyncParsableCommand {
         let errors = DownloadErrorLog()
         pipeline.downloader.delegate = errors
         let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)
-        cache.logger = writeFailures.logger
+        let reasons = LoadFailureReasons()
+        let handlers = [writeFailures.handler, reasons.handler]
+        cache.logger = Logger(label: "kf.cache") { _ in MultiplexLogHandler(handlers) }
         let reporter = ProgressReporter(total: file.sources.count + file.badLines.count, verb: "prefetching")
         for line in file.badLines { reporter.record(.failed, stderr: "error: \(line)") }
         let ticker = reporter.startTicking()
         await prefetch(
-            file.sources, pipeline: pipeline, reporter: reporter, errors: errors, writeFailures: writeFailures)
+            file.sources, pipeline: pipeline, reporter: reporter, errors: errors, reasons: reasons,
+            writeFailures: writeFailures)
         ticker?.cancel()
         await pipeline.shutdown()
         for line in writeFailures.summaryLines { reporter.note(line) }
@@ -76,7 +84,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     /// Runs the prefetcher and reports each source as its outcome arrives.
     private func prefetch(
         _ sources: [SourceArgument], pipeline: Pipeline, reporter: ProgressReporter, errors: DownloadErrorLog,
-        writeFailures: CacheWriteFailures
+        reasons: LoadFailureReasons, writeFailures: CacheWriteFailures
     ) async {
         let identifier = (original ? DefaultImageProcessor.default : processing.processor()).identifier
         let texts = Dictionary(sources.map { ($0.source.cacheKey, $0.text) }, uniquingKeysWith: { first, _ in first })
@@ -90,7 +98,9 @@ struct PrefetchCommand: AsyncParsableCommand {
                     computedKey: ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: identifier)):
                     reporter.record(.failed)  // its reason is printed once, with the others it failed
                 case .failed:
-                    let reason = source.url.flatMap(errors.reason(for:)) ?? Self.fallbackReason(for: source)
+                    let reason =
+                        reasons.reason(forKey: source.cacheKey) ?? source.url.flatMap(errors.reason(for:))
+                        ?? Self.fallbackReason(for: source)
                     reporter.record(.failed, stderr: "error: \(text): \(reason)")
                 case .skipped: reporter.record(.skipped)
                 case .completed: reporter.record(.completed)

@@ -24,6 +24,9 @@ final class CacheWriteFailures: Sendable {
         Logger(label: "kf.cache") { _ in Handler(failures: self) }
     }
 
+    /// The handler behind ``logger``, to combine with others.
+    var handler: any LogHandler { Handler(failures: self) }
+
     /// Records that nothing was stored under `computedKey` because of `cause`.
     func note(computedKey: String, cause: String) {
         state.withLock { state in

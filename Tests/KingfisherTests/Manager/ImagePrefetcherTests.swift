@@ -253,6 +253,43 @@ struct ImagePrefetcherTests {
         }
     }
 
+    @Test func tenThousandCachedSourcesRunInConstantStack() async throws {
+        try await withManager { f in
+            // Given 10,000 sources whose image is in the memory cache (each found at once, on the same thread)
+            let count = 10_000
+            let image = Fixtures.gradient(width: 2, height: 2)
+            let sources: [Source] = (0..<count).map { index in
+                let url = f.server.url("/never/\(index).png")
+                f.cache.store(image, forKey: "cached-\(index)", toDisk: false)
+                return .network(KF.ImageResource(downloadURL: url, cacheKey: "cached-\(index)"))
+            }
+            // When they are prefetched, noting how deep in its thread's stack each progress report runs
+            let depths = Locked<[UInt: (low: UInt, high: UInt)]>([:])
+            let recorder = PrefetchRecorder()
+            let prefetcher = ImagePrefetcher(
+                sources: sources,
+                progressBlock: { _, _, _ in
+                    var marker = 0
+                    let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+                    let thread = UInt(bitPattern: Int(bitPattern: pthread_self()))
+                    depths.withLock { depths in
+                        let seen = depths[thread] ?? (address, address)
+                        depths[thread] = (min(seen.low, address), max(seen.high, address))
+                    }
+                }, completionHandler: recorder.completion, manager: f.manager)
+            let start = ContinuousClock.now
+            prefetcher.start()
+            await recorder.waitForCompletion()
+            // Then every one is skipped without a request, quickly, and the reports of one thread all run at about
+            // the same depth: beginning each next source from the last one's end nested one level per source
+            #expect(recorder.completions.first?.skipped.count == count)
+            #expect(f.server.totalHits == 0)
+            #expect(ContinuousClock.now - start < .seconds(20))
+            let spread = depths.withLock { $0.values.map { $0.high - $0.low }.max() ?? 0 }
+            #expect(spread < 64 * 1024, "progress reports spread over \(spread) bytes of stack")
+        }
+    }
+
     @Test func stoppingBeforeStartCompletesAtOnceWithEverySourceFailed() async throws {
         try await withManager { f in
             f.server.route("/a.png", .ok(Fixtures.png()))

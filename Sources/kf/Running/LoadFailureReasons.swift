@@ -1,0 +1,34 @@
+import KingfisherLocking
+import Logging
+
+/// Why prefetched sources failed, by cache key: `ImagePrefetcher`'s blocks list failed sources without reasons,
+/// and it tells the cache's logger each reason in a warning carrying `kf.key` and `kf.error`.
+final class LoadFailureReasons: Sendable {
+    private let reasons = Locked<[String: String]>([:])
+
+    /// A handler for the cache's logger that records those warnings (and nothing else).
+    var handler: any LogHandler { Handler(reasons: self) }
+
+    /// Why the source cached under `key` failed, if the prefetcher said.
+    func reason(forKey key: String) -> String? {
+        reasons.withLock { $0[key] }
+    }
+
+    private struct Handler: LogHandler {
+        let reasons: LoadFailureReasons
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+        var logLevel: Logger.Level = .warning
+
+        func log(event: LogEvent) {
+            guard event.level == .warning, let key = event.metadata?["kf.key"], let error = event.metadata?["kf.error"]
+            else { return }
+            reasons.reasons.withLock { $0[key.description] = error.description }
+        }
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+    }
+}
