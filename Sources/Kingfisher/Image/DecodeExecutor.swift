@@ -6,8 +6,11 @@ import NIOPosix
 /// work never holds the cooperative thread pool and at most one decode runs per core; a large progressive JPEG is
 /// admitted by ``LargeDecodeGate`` before it takes a thread. It lives for the process.
 enum DecodeExecutor {
+    /// How many threads the executor has: one per core.
+    static let threadCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
     static let shared: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let pool = NIOThreadPool(numberOfThreads: threadCount)
         pool.start()
         return pool
     }()

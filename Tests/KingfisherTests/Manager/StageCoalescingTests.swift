@@ -95,3 +95,60 @@ extension ImageDownloader {
         return tasks.reduce(0) { total, task in total + task.state.withLock { $0.waiters.count } }
     }
 }
+
+/// Every decode and processing run happens on the decode executor, whose threads are as many as the cores.
+@Suite(.timeLimit(.minutes(2)))
+struct DecodeStageBoundTests {
+    @Test func neverMoreConcurrentProcessingRunsThanTheExecutorHasThreads() async throws {
+        let configuration = ImageDownloader.Configuration(maxConcurrentDownloads: 32)
+        try await withTemporaryDirectory { directory in
+            try await withDownloader(configuration: configuration) { server, downloader in
+                // Given 40 distinct sources, from the network and from providers
+                for index in 0..<20 {
+                    server.route("/\(index).png", .ok(Fixtures.png(width: 64, height: 48)))
+                }
+                let manager = KingfisherManager(downloader: downloader, cache: try makeCache(in: directory))
+                let probe = ConcurrencyProbe()
+                // When they are all retrieved at once through a processor that records how many run together
+                let results = await withTaskGroup(of: Bool.self) { group in
+                    for index in 0..<40 {
+                        let source: Source =
+                            index < 20
+                            ? .network(server.url("/\(index).png"))
+                            : .provider(
+                                RawImageDataProvider(data: Fixtures.png(width: 64, height: 48), cacheKey: "p\(index)"))
+                        group.addTask {
+                            (try? await manager.retrieveImage(with: source, options: [.processor(probe)])) != nil
+                        }
+                    }
+                    return await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+                // Then all succeeded, and no more ran at once than the executor's threads
+                #expect(results.allSatisfy { $0 })
+                #expect(probe.runs == 40)
+                #expect(probe.mostAtOnce >= 1)
+                #expect(probe.mostAtOnce <= DecodeExecutor.threadCount)
+            }
+        }
+    }
+}
+
+/// A processor that holds each run briefly and records how many overlap.
+private final class ConcurrencyProbe: ImageProcessor {
+    let identifier = "test.concurrency-probe"
+    private let state = Locked((running: 0, most: 0, runs: 0))
+
+    var mostAtOnce: Int { state.withLock { $0.most } }
+    var runs: Int { state.withLock { $0.runs } }
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        state.withLock { state in
+            state.running += 1
+            state.runs += 1
+            state.most = max(state.most, state.running)
+        }
+        defer { state.withLock { $0.running -= 1 } }
+        Thread.sleep(forTimeInterval: 0.02)
+        return DefaultImageProcessor.default.process(item: item, options: options)
+    }
+}
