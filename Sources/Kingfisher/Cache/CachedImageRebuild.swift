@@ -31,7 +31,7 @@ enum CachedImageRebuild {
         let processor = options.processor
         var data: Data?
         if case .data(let bytes) = item { data = bytes }
-        let outcome = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
+        let outcome = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine) {
             ProcessingFailure.run(processor, item: item, options: options)
         }
         switch outcome {

@@ -102,7 +102,7 @@ extension ImageCache {
             let read = await readFromDisk(computedKey: computed, options: options)
             guard case .success(let data?) = read else { return read.map { _ in nil } }
             let serializer = options.cacheSerializer
-            let image = await DecodeExecutor.run(on: nil, decoding: data) {
+            let image = await DecodeExecutor.run(on: nil, decoding: data, engine: options.engine ?? engine) {
                 serializer.image(with: data, options: options)
             }
             guard let image else {
@@ -162,6 +162,7 @@ struct DiskReadKey: Hashable, Sendable {
     let serializer: String
     let scale: Double
     let onlyFirstFrame: Bool
+    let engine: ImageEngine.Configuration?
 
     init(_ computedKey: String, _ options: KingfisherParsedOptionsInfo) {
         self.computedKey = computedKey
@@ -169,5 +170,6 @@ struct DiskReadKey: Hashable, Sendable {
         serializer = String(describing: type(of: options.cacheSerializer))
         scale = Double(options.scaleFactor)
         onlyFirstFrame = options.onlyLoadFirstFrame
+        engine = options.engine
     }
 }

@@ -89,7 +89,7 @@ extension ImageCache {
         let serializer = options.cacheSerializer
         // On the executor's own threads: a `processingQueue` is where images are processed (as in Kingfisher, whose
         // encode runs on the cache's queue), not where the cache's bytes are made.
-        let data = await DecodeExecutor.run(on: nil) {
+        let data = await DecodeExecutor.run(on: nil, engine: options.engine ?? engine) {
             serializer.data(with: image, original: original)
         }
         guard let data else {

@@ -1,6 +1,7 @@
 import Dispatch
 public import Foundation
 public import Logging
+import KingfisherLocking
 
 /// A two-layer image cache: decoded images in memory (``MemoryStorage``) over encoded files on disk
 /// (``DiskStorage``).
@@ -40,6 +41,16 @@ public final class ImageCache: Sendable {
     /// Where disk I/O runs: concurrent for reads, exclusive (barrier) for writes and removals. Decoding and
     /// encoding run on the ``DecodeExecutor``, never here.
     let ioQueue: DispatchQueue
+    private let engineConfiguration = Locked(ImageEngine.Configuration.default)
+
+    /// The decode limits and concurrency of disk hits and disk encodes made for this cache's own callers (a
+    /// manager's retrievals bring the manager's): ``ImageEngine/Configuration/default`` as it was when the cache
+    /// was made, by default. Ours.
+    public var engine: ImageEngine.Configuration {
+        get { engineConfiguration.withLock { $0 } }
+        set { engineConfiguration.withLock { $0 = newValue } }
+    }
+
     /// Disk hits being read and decoded: concurrent lookups of one entry share one read and one decode.
     let diskReads = SharedWork<DiskReadKey, Result<KFCrossPlatformImage?, KingfisherError>>()
     /// The automatic disk sweeps and their listeners.

@@ -163,7 +163,7 @@ extension ImageRetrieval {
         else { return .miss }
         guard !isCancelled else { return .cancelled }
         let processingOptions = internalOptions
-        let outcome = await DecodeExecutor.run(on: options.processingQueue) {
+        let outcome = await DecodeExecutor.run(on: options.processingQueue, engine: options.engine) {
             ProcessingStage.image(processing: original, options: processingOptions)
         }
         let processed: KFCrossPlatformImage
@@ -225,7 +225,7 @@ extension ImageRetrieval {
         // Cancelled while the provider worked: the caller was told; do no decoding.
         guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = internalOptions
-        let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
+        let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine) {
             ProcessingStage.image(from: data, options: processingOptions)
         }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }

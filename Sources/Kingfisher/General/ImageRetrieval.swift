@@ -32,6 +32,7 @@ final class ImageRetrieval: Sendable {
     ) {
         self.originalSource = source
         var options = options
+        options.engine = options.engine ?? manager.engine
         if options.previewSink == nil, let progressive = options.progressiveJPEG {
             // No image target: previews go to the delegate only.
             options.previewSink = PreviewSink.callingDelegate(of: progressive, on: options.callbackQueue)

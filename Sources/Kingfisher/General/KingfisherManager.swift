@@ -40,6 +40,15 @@ public final class KingfisherManager: Sendable {
     }
 
     private let defaults = Locked(Defaults())
+    private let engineConfiguration = Locked(ImageEngine.Configuration.default)
+
+    /// The decode limits and concurrency of this manager's retrievals (providers, originals processed again, and
+    /// the downloads and disk reads they make): ``ImageEngine/Configuration/default`` as it was when the manager
+    /// was made, by default. Ours.
+    public var engine: ImageEngine.Configuration {
+        get { engineConfiguration.withLock { $0 } }
+        set { engineConfiguration.withLock { $0 = newValue } }
+    }
 
     /// A manager over `downloader` and `cache`.
     public init(downloader: ImageDownloader, cache: ImageCache) {

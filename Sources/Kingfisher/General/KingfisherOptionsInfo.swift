@@ -147,6 +147,9 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     /// Where this load's previews go; set by whoever starts a load with `progressiveJPEG` (a target, the manager, an
     /// ``ImageRetrievalTask``), never by an option.
     var previewSink: PreviewSink?
+    /// The decode limits and concurrency of the load's owner (a manager), when it has its own; components fall
+    /// back to theirs. Set by the manager, never by an option.
+    var engine: ImageEngine.Configuration?
 
     public init(_ info: KingfisherOptionsInfo?) {
         self.init(folding: info ?? [])

@@ -1,41 +1,59 @@
 import Foundation
+import KingfisherLocking
 import NIOPosix
 
 /// The decode stage's executor: where every decode and processing run happens (downloads, providers, disk hits,
-/// originals processed again, encodes for the disk). A pool of threads sized to the cores, so CPU-bound libvips
-/// work never holds the cooperative thread pool and at most one decode runs per core; a large progressive JPEG is
-/// admitted by ``LargeDecodeGate`` before it takes a thread. It lives for the process.
+/// originals processed again, encodes for the disk). Pools of threads, one per core by default
+/// (``ImageEngine/Configuration/decodeConcurrency``), so CPU-bound libvips work never holds the cooperative thread
+/// pool and at most that many decodes run at once; a large progressive JPEG is admitted by ``LargeDecodeGate``
+/// before it takes a thread. The work runs with its owner's ``ImageEngine/Configuration`` (limits) applied. Pools
+/// live for the process; owners with the same concurrency share one.
 enum DecodeExecutor {
-    /// How many threads the executor has: one per core.
+    /// How many threads the default pool has: one per core.
     static let threadCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
-    static let shared: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: threadCount)
-        pool.start()
-        return pool
-    }()
+    private static let pools = Locked<[Int: NIOThreadPool]>([:])
 
-    /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the
-    /// shared pool, once ``LargeDecodeGate`` admits it (a large progressive JPEG waits for the one before it
-    /// without holding a thread).
-    static func run<T: Sendable>(
-        on queue: CallbackQueue?, decoding data: Data?, _ body: @escaping @Sendable () -> T
-    ) async -> T {
-        await LargeDecodeGate.admitted(data, { await run(on: queue, $0) }, work: body)
+    /// The pool with `threads` threads, started on first use.
+    static func pool(threads: Int) -> NIOThreadPool {
+        pools.withLock { pools in
+            if let pool = pools[threads] { return pool }
+            let pool = NIOThreadPool(numberOfThreads: threads)
+            pool.start()
+            pools[threads] = pool
+            return pool
+        }
     }
 
-    /// Runs `body` on `queue` when the options name one (a dispatch or operation queue), otherwise on the shared pool.
-    static func run<T: Sendable>(on queue: CallbackQueue?, _ body: @escaping @Sendable () -> T) async -> T {
+    /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the
+    /// pool of `engine` (the default configuration's when `nil`), once ``LargeDecodeGate`` admits it (a large
+    /// progressive JPEG waits for the one before it without holding a thread).
+    static func run<T: Sendable>(
+        on queue: CallbackQueue?, decoding data: Data?, engine: ImageEngine.Configuration? = nil,
+        _ body: @escaping @Sendable () -> T
+    ) async -> T {
+        let configuration = engine ?? .default
+        guard configuration.largeDecodesOneAtATime else { return await run(on: queue, engine: engine, body) }
+        return await LargeDecodeGate.admitted(data, { await run(on: queue, engine: engine, $0) }, work: body)
+    }
+
+    /// Runs `body` on `queue` when the options name one (a dispatch or operation queue), otherwise on the pool of
+    /// `engine`, with `engine` applied.
+    static func run<T: Sendable>(
+        on queue: CallbackQueue?, engine: ImageEngine.Configuration? = nil, _ body: @escaping @Sendable () -> T
+    ) async -> T {
+        let work: @Sendable () -> T = { ImageEngine.Configuration.applying(engine, body) }
         if let queue, queue.runsElsewhere {
             return await withCheckedContinuation { continuation in
-                queue.execute { continuation.resume(returning: body()) }
+                queue.execute { continuation.resume(returning: work()) }
             }
         }
+        let threads = engine?.decodeConcurrency ?? ImageEngine.Configuration.default.decodeConcurrency
         do {
-            return try await shared.runIfActive(body)
+            return try await pool(threads: threads).runIfActive(work)
         } catch {
-            // The pool is never shut down; run in place rather than fail.
-            return body()
+            // Pools are never shut down; run in place rather than fail.
+            return work()
         }
     }
 }

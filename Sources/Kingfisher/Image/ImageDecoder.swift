@@ -187,13 +187,13 @@ enum ImageDecoder {
     /// Refuses an animation that declares more frames than ``ImageEngine/maximumFrameCount`` (loaders opened for
     /// every frame stack them, `page-height` rows each).
     private static func checkFrameLimit(_ image: VipsImageHandle) throws(KingfisherError) {
-        let limit = ImageEngine.maximumFrameCount
+        let limit = ImageEngine.Configuration.current.maximumFrameCount
         let frames = image.height / max(1, image.pageHeight)
         if frames > limit { throw .processorError(reason: .frameLimitExceeded(frames: frames, limit: limit)) }
     }
 
     private static func checkPixelLimit(width: Int, height: Int) throws(KingfisherError) {
-        let limit = ImageEngine.maximumPixelCount
+        let limit = ImageEngine.Configuration.current.maximumPixelCount
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         if overflow || pixels > limit {
             throw .processorError(reason: .pixelLimitExceeded(width: width, height: height, limit: limit))

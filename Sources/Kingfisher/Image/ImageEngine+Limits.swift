@@ -1,19 +1,15 @@
 public import Foundation
-import Synchronization
 import KingfisherLocking
 
 extension ImageEngine {
-    private static let frameLimit = Atomic<Int>(3_000)
-    private static let computeTimeLimit = Locked(TimeLimit())
-
     /// The most frames an animated image (GIF, WebP) may declare. Longer animations are rejected from their header
     /// with ``KingfisherError/ProcessorErrorReason/frameLimitExceeded(frames:limit:)`` before any frame is decoded;
     /// their first frame alone (`onlyFirstFrame`, or a downsampling processor) still decodes. The pixels of all
     /// frames together count against ``maximumPixelCount`` as well. 3,000 frames by default (two minutes at
     /// 25 frames a second); values below 1 are treated as 1.
     public static var maximumFrameCount: Int {
-        get { frameLimit.load(ordering: .relaxed) }
-        set { frameLimit.store(max(1, newValue), ordering: .relaxed) }
+        get { Configuration.default.maximumFrameCount }
+        set { Configuration.default.maximumFrameCount = newValue }
     }
 
     /// How long one decode, or one processing run, may compute pixels before it is stopped with
@@ -23,13 +19,13 @@ extension ImageEngine {
     /// is drawn by librsvg in calls nothing can interrupt, so it is first drawn at 128 x 128 pixels and refused
     /// at once when that, scaled to its full size, would overrun the limit.
     public static var timeLimit: TimeLimit {
-        get { computeTimeLimit.withLock { $0 } }
-        set { computeTimeLimit.withLock { $0 = newValue } }
+        get { Configuration.default.timeLimit }
+        set { Configuration.default.timeLimit = newValue }
     }
 
     /// A time limit that grows with the work a run does: ``minimum`` seconds, plus ``perMegapixel`` seconds for
     /// every million pixels, plus ``perFrame`` seconds for every frame of an animation.
-    public struct TimeLimit: Sendable, Equatable {
+    public struct TimeLimit: Sendable, Hashable {
         /// Seconds every run gets, however small. 2 by default.
         public var minimum: TimeInterval
         /// Seconds added for each megapixel. 2 by default.

@@ -1,5 +1,4 @@
 import CVips
-import Synchronization
 
 /// The image engine behind every ``KFCrossPlatformImage``: libvips, and the limits Kingfisher applies to it.
 ///
@@ -8,14 +7,12 @@ import Synchronization
 /// ImageEngine.maximumPixelCount = 50_000_000  // reject anything over 50 megapixels
 /// ```
 public enum ImageEngine {
-    private static let pixelLimit = Atomic<Int>(100_000_000)
-
     /// The most pixels (width x height, all frames of an animation counted) an image may declare. Larger
     /// images are rejected from their header with ``KingfisherError/ProcessorErrorReason/pixelLimitExceeded(width:height:limit:)``
     /// before any pixel memory is allocated. 100 megapixels by default; values below 1 are treated as 1.
     public static var maximumPixelCount: Int {
-        get { pixelLimit.load(ordering: .relaxed) }
-        set { pixelLimit.store(max(1, newValue), ordering: .relaxed) }
+        get { Configuration.default.maximumPixelCount }
+        set { Configuration.default.maximumPixelCount = newValue }
     }
 
     /// The libvips version this process loaded, e.g. `"8.14.1"`, or `"unavailable"` if it failed to start.

@@ -26,7 +26,7 @@ extension KFCrossPlatformImage {
             let frame = try transform(storage.frame(index))
             if deadline == nil {
                 let resultPixels = frame.width * frame.height * animation.frameCount
-                let seconds = ImageEngine.timeLimit.seconds(
+                let seconds = ImageEngine.Configuration.current.timeLimit.seconds(
                     forPixels: max(sourcePixels, resultPixels), frames: animation.frameCount)
                 deadline = (VipsImageHandle.deadline(after: seconds), seconds)
             }

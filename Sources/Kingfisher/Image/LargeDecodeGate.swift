@@ -85,7 +85,9 @@ struct LargeDecodeGate {
     }
 
     static func isLarge(_ data: Data, format: ImageFormat, pixels: Int) -> Bool {
-        guard pixels >= VipsRuntime.largeDecodePixels else { return false }
+        guard ImageEngine.Configuration.current.largeDecodesOneAtATime, pixels >= VipsRuntime.largeDecodePixels else {
+            return false
+        }
         guard format == .JPEG else { return true }
         return JPEGFrameHeader(data)?.isProgressive ?? true
     }

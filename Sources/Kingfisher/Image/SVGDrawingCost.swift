@@ -16,7 +16,7 @@ enum SVGDrawingCost {
     /// Throws a time-limit error when drawing `bytes` (SVG) at `pixels` pixels looks set to overrun the limit.
     static func check(_ bytes: UnsafeRawBufferPointer, pixels: Int) throws(VipsError) {
         guard pixels > 4 * trialPixels.large else { return }
-        let limit = ImageEngine.timeLimit.seconds(forPixels: pixels)
+        let limit = ImageEngine.Configuration.current.timeLimit.seconds(forPixels: pixels)
         guard limit.isFinite else { return }
         let small = try trial(bytes, pixels: trialPixels.small, of: pixels)
         let large = try trial(bytes, pixels: trialPixels.large, of: pixels)

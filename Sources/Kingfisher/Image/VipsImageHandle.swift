@@ -85,7 +85,8 @@ final class VipsImageHandle: @unchecked Sendable {
     func materialised(
         forPixels pixels: Int = 0, limit: ImageEngine.TimeLimit? = nil
     ) throws(VipsError) -> VipsImageHandle {
-        let seconds = (limit ?? ImageEngine.timeLimit).seconds(forPixels: max(pixels, width * height))
+        let seconds = (limit ?? ImageEngine.Configuration.current.timeLimit).seconds(
+            forPixels: max(pixels, width * height))
         return try materialised(deadline: Self.deadline(after: seconds), seconds: seconds)
     }
 

@@ -38,19 +38,24 @@ extension ImageDownloader {
         /// (``ImageDownloader/downloadTimeout``, 15 s), and the longest a body may stall (`httpClient.timeout.read`,
         /// 15 s).
         public var maximumDownloadDuration: TimeInterval
+        /// The decode limits and concurrency of the images this downloader decodes for its own callers (a
+        /// manager's retrievals bring the manager's): ``ImageEngine/Configuration/default`` by default. Ours.
+        public var engine: ImageEngine.Configuration
 
         public init(
             httpClient: HTTPClient.Configuration = Configuration.defaultHTTPClientConfiguration,
             maxConcurrentDownloads: Int = 8,
             maximumResponseSize: Int = 50 * 1024 * 1024,
             maximumRedirects: Int = 10,
-            maximumDownloadDuration: TimeInterval = 60
+            maximumDownloadDuration: TimeInterval = 60,
+            engine: ImageEngine.Configuration = .default
         ) {
             self.httpClient = httpClient
             self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
             self.maximumResponseSize = maximumResponseSize
             self.maximumRedirects = maximumRedirects
             self.maximumDownloadDuration = maximumDownloadDuration
+            self.engine = engine
         }
 
         /// AsyncHTTPClient's defaults with: a 10 s connect timeout, a 15 s read timeout (the longest a body may

@@ -66,7 +66,9 @@ extension ImageDownloader {
         }
         for key in order {
             guard let group = groups[key], let options = group.first?.options else { continue }
-            let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
+            let result = await DecodeExecutor.run(
+                on: options.processingQueue, decoding: data, engine: options.engine ?? configuration.engine
+            ) {
                 ProcessingStage.image(from: data, options: options)
             }
             for caller in group {
@@ -91,11 +93,14 @@ struct ProcessingKey: Hashable {
     let scale: Double
     let onlyFirstFrame: Bool
     let preloadAll: Bool
+    /// Callers with different limits (two managers sharing a downloader) are processed apart.
+    let engine: ImageEngine.Configuration?
 
     init(_ options: KingfisherParsedOptionsInfo) {
         processor = options.processor.identifier
         scale = Double(options.scaleFactor)
         onlyFirstFrame = options.onlyLoadFirstFrame
         preloadAll = options.preloadAllAnimationData
+        engine = options.engine
     }
 }

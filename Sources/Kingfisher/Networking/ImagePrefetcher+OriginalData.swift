@@ -61,7 +61,7 @@ extension ImagePrefetcher {
                     return
                 }
                 // libvips reads the header on the pool, as every other libvips call of a retrieval runs there.
-                let checked = await DecodeExecutor.run(on: fetchOptions.processingQueue) {
+                let checked = await DecodeExecutor.run(on: fetchOptions.processingQueue, engine: fetchOptions.engine) {
                     ImageHeaderCheck.check(data, allFrames: allFrames, processor: processor)
                 }
                 fetched(checked.map { data })
