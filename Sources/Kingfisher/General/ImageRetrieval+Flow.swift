@@ -1,6 +1,12 @@
 import Foundation
 import KingfisherLocking
 
+/// What makes two provider loads the same: the provider's key and the processing.
+struct ProviderLoadKey: Hashable, Sendable {
+    let cacheKey: String
+    let processing: ProcessingKey
+}
+
 /// What step 4 of a retrieval produced: an image and the bytes it came from.
 struct FetchedImage: Sendable {
     let image: KFCrossPlatformImage
@@ -203,30 +209,43 @@ extension ImageRetrieval {
         return loaded.map { FetchedImage(image: $0.image, originalData: $0.originalData, metrics: $0.metrics) }
     }
 
-    /// Step 4 for a provider: its data, decoded and processed on the processing pool.
-    /// The provider runs in a task of its own that a cancel of the retrieval cancels, so a provider that honours
-    /// task cancellation (a ``ThumbnailImageDataProvider`` downloading) stops early. A cancel from here until the
-    /// commit reports ``KingfisherError/RequestErrorReason/dataProviderCancelled(provider:)`` at once (as
-    /// Kingfisher 8.11 does, except that Kingfisher waits for a provider that ignores cancellation to return).
+    /// Step 4 for a provider: its data, decoded and processed on the decode executor. Concurrent retrievals of one
+    /// provider key with the same processing share one load (see ``KingfisherManager/providerLoads``); the load is
+    /// cancelled when every retrieval waiting for it was, so a provider that honours task cancellation (a
+    /// ``ThumbnailImageDataProvider`` downloading) stops early. A cancel from here until the commit reports
+    /// ``KingfisherError/RequestErrorReason/dataProviderCancelled(provider:)`` at once (as Kingfisher 8.11 does,
+    /// except that Kingfisher waits for a provider that ignores cancellation to return).
     private func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
         let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
         handle.report(cancelled)
         guard !isCancelled else { return .failure(cancelled) }
+        let processingOptions = internalOptions
+        let key = ProviderLoadKey(cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions))
+        let loaded = await providerLoads.value(for: key) {
+            await Self.load(provider, options: processingOptions)
+        }
+        // Cancelled while the provider worked: the caller was told.
+        guard let loaded, !isCancelled else { return .failure(cancelled) }
+        return loaded
+    }
+
+    /// A provider's data, decoded and processed.
+    private static func load(
+        _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo
+    ) async -> Result<FetchedImage, KingfisherError> {
         let data: Data
         do {
-            // In the retrieval's task: its cancellation reaches the provider.
             data = try await provider.data()
         } catch let error as KingfisherError {
-            return .failure(isCancelled ? cancelled : error)
+            return .failure(error)
         } catch {
-            if isCancelled { return .failure(cancelled) }
             return .failure(.imageSettingError(reason: .dataProviderError(provider: provider, error: error)))
         }
-        // Cancelled while the provider worked: the caller was told; do no decoding.
-        guard !isCancelled else { return .failure(cancelled) }
-        let processingOptions = internalOptions
+        guard !Task.isCancelled else {
+            return .failure(.requestError(reason: .dataProviderCancelled(provider: provider)))
+        }
         let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine) {
-            ProcessingStage.image(from: data, options: processingOptions)
+            ProcessingStage.image(from: data, options: options)
         }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }

@@ -21,6 +21,7 @@ final class ImageRetrieval: Sendable {
     let downloader: ImageDownloader
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
+    let providerLoads: SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>
     /// Every handle of the retrieval: the caller's first, then one per alternative source; the last is current.
     private let handles: Locked<[DownloadTask]>
     /// What cancelling a handle does (stop the work, tell the caller); given to each new handle.
@@ -49,6 +50,7 @@ final class ImageRetrieval: Sendable {
         }
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
+        self.providerLoads = manager.providerLoads
     }
 
     /// Runs the retrieval in a task of its own and delivers its result once on the callback queue (after closing

@@ -41,6 +41,9 @@ public final class KingfisherManager: Sendable {
 
     private let defaults = Locked(Defaults())
     private let engineConfiguration = Locked(ImageEngine.Configuration.default)
+    /// Provider loads in progress: concurrent retrievals of one provider key with the same processing share one
+    /// load, decode and processing run.
+    let providerLoads = SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>()
 
     /// The decode limits and concurrency of this manager's retrievals (providers, originals processed again, and
     /// the downloads and disk reads they make): ``ImageEngine/Configuration/default`` as it was when the manager

@@ -35,3 +35,21 @@ enum ProcessingStage {
         return .failure(.processorError(reason: .processingFailed(processor: processor, item: .image(image))))
     }
 }
+
+/// What makes two loads' images come out the same, so that they share one decode and processing run.
+struct ProcessingKey: Hashable {
+    let processor: String
+    let scale: Double
+    let onlyFirstFrame: Bool
+    let preloadAll: Bool
+    /// Callers with different limits (two managers sharing a downloader) are processed apart.
+    let engine: ImageEngine.Configuration?
+
+    init(_ options: KingfisherParsedOptionsInfo) {
+        processor = options.processor.identifier
+        scale = Double(options.scaleFactor)
+        onlyFirstFrame = options.onlyLoadFirstFrame
+        preloadAll = options.preloadAllAnimationData
+        engine = options.engine
+    }
+}

@@ -43,14 +43,15 @@ struct ImageDownloaderTests {
 
     @Test func reportsProgressWhileStreaming() async throws {
         try await withDownloader { server, downloader in
-            // Given a body sent in 4 KB pieces a moment apart (the downloader reads up to 1 MB at once, so pieces
-            // sent back to back arrive together), with its Content-Length
+            // Given a body sent in 16 KB pieces 20 ms apart (the downloader reads up to 1 MB at once, so pieces
+            // sent back to back arrive together; on a loaded machine 2 ms apart did too), with its Content-Length
             let png = Fixtures.png(width: 256, height: 256)
             #expect(png.count > 16 * 1024)
             server.route(
                 "/big.png",
                 .init(
-                    body: png, chunkSize: 4096, delayBetweenChunks: .milliseconds(2), contentLength: Int64(png.count)))
+                    body: png, chunkSize: 16 * 1024, delayBetweenChunks: .milliseconds(20),
+                    contentLength: Int64(png.count)))
             let progress = ProgressRecorder()
             let collector = ResultCollector()
             // When downloading with a progress block

@@ -86,21 +86,3 @@ extension ImageDownloader {
         }
     }
 }
-
-/// Callers whose images come out the same share one decode.
-struct ProcessingKey: Hashable {
-    let processor: String
-    let scale: Double
-    let onlyFirstFrame: Bool
-    let preloadAll: Bool
-    /// Callers with different limits (two managers sharing a downloader) are processed apart.
-    let engine: ImageEngine.Configuration?
-
-    init(_ options: KingfisherParsedOptionsInfo) {
-        processor = options.processor.identifier
-        scale = Double(options.scaleFactor)
-        onlyFirstFrame = options.onlyLoadFirstFrame
-        preloadAll = options.preloadAllAnimationData
-        engine = options.engine
-    }
-}
