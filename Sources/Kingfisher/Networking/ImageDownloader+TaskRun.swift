@@ -38,8 +38,13 @@ extension ImageDownloader {
             return
         }
         while !callers.isEmpty {
-            await process(data, of: task, for: callers)
-            callers = task.state.withLock { $0.takeLateCallers() }
+            var late: [DownloadWaiter] = []
+            await process(data, of: task, for: callers) {
+                // Before the last callers hear: a caller that goes on to ask again must make a new request.
+                late = task.state.withLock { $0.takeLateCallers() }
+                if late.isEmpty { forget(task) }
+            }
+            callers = late
         }
     }
 
@@ -52,9 +57,12 @@ extension ImageDownloader {
         return .success(Fetched(data: data, response: fetched.response, metrics: fetched.metrics))
     }
 
-    /// Decodes and processes the data once per distinct processor and image options, then delivers. As in
-    /// Kingfisher, the result and the delegate name the URL of the request sent (after the request modifier).
-    private func process(_ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadWaiter]) async {
+    /// Decodes and processes the data once per distinct processor and image options, then delivers, each group as
+    /// it is done; `beforeLastDelivery` runs before the last group hears. As in Kingfisher, the result and the
+    /// delegate name the URL of the request sent (after the request modifier).
+    private func process(
+        _ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadWaiter], beforeLastDelivery: () -> Void
+    ) async {
         let delegate = self.delegate
         let data = fetched.data
         var groups: [ProcessingKey: [DownloadWaiter]] = [:]
@@ -71,6 +79,7 @@ extension ImageDownloader {
             ) {
                 ProcessingStage.image(from: data, options: options)
             }
+            if key == order.last { beforeLastDelivery() }
             for caller in group {
                 switch result {
                 case .success(let image):

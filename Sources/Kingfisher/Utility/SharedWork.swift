@@ -27,6 +27,9 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// How many times work has been started (not joined).
     var startedCount: Int { state.withLock { $0.started } }
 
+    /// How many callers wait now, over every key.
+    var waitingCount: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.waiters.count } } }
+
     /// The value of the work for `key`: joined when it runs already, otherwise started with `work`. `nil` when the
     /// calling task was cancelled before the value arrived.
     func value(for key: Key, _ work: @escaping @Sendable () async -> Value) async -> Value? {

@@ -152,3 +152,53 @@ private final class ConcurrencyProbe: ImageProcessor {
         return DefaultImageProcessor.default.process(item: item, options: options)
     }
 }
+
+/// Concurrent retrievals of one provider key share one provider load.
+@Suite(.timeLimit(.minutes(1)))
+struct ProviderLoadSharingTests {
+    @Test func fiftyRetrievalsOfOneProviderKeyLoadItOnce() async throws {
+        try await withManager { f in
+            let provider = HeldCountingProvider(cacheKey: "shared", data: Fixtures.png(width: 30, height: 20))
+            let manager = f.manager
+            let retrievals = Task {
+                await withTaskGroup(of: Int?.self) { group in
+                    for _ in 0..<50 {
+                        group.addTask { try? await manager.retrieveImage(with: .provider(provider)).image.pixelWidth }
+                    }
+                    return await group.reduce(into: [Int?]()) { $0.append($1) }
+                }
+            }
+            let joined = await eventually(timeout: 30) { manager.providerLoads.waitingCount == 50 }
+            #expect(joined)
+            provider.release()
+            let widths = await retrievals.value
+            #expect(widths.count == 50 && widths.allSatisfy { $0 == 30 })
+            #expect(provider.loads == 1)
+        }
+    }
+}
+
+/// A provider that counts its loads and holds them until released.
+private final class HeldCountingProvider: ImageDataProvider {
+    let cacheKey: String
+    private let bytes: Data
+    private let count = Locked(0)
+    private let gate = Gate()
+
+    init(cacheKey: String, data: Data) {
+        self.cacheKey = cacheKey
+        bytes = data
+    }
+
+    var loads: Int { count.withLock { $0 } }
+
+    func release() { gate.open() }
+
+    func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        count.withLock { $0 += 1 }
+        Task {
+            await gate.wait()
+            handler(.success(bytes))
+        }
+    }
+}
