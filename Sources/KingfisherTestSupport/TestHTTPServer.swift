@@ -138,7 +138,7 @@ public final class TestHTTPServer: Sendable {
 
     /// Returns once at least `count` requests for `path` (any path when `nil`) have arrived.
     public func waitForRequests(_ path: String? = nil, count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if Self.count(of: path, in: state) >= count { return true }
                 state.waiters.append(Waiter(path: path, count: count, continuation: continuation))

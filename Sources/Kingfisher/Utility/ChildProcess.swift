@@ -54,7 +54,8 @@ struct ChildProcess {
         // and the child ran to its end).
         let launch = Locked(LaunchState.notStarted)
         let status = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            try await withSanitizedCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<Int32, any Error>) in
                 let launched: Result<Void, any Error> = launch.withLock { state in
                     guard state == .notStarted else { return .failure(CancellationError()) }
                     process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
