@@ -227,3 +227,10 @@ public final class TestHTTPServer: Sendable {
         state.withLock { $0.inFlight -= 1 }
     }
 }
+
+// A failed `#expect` that mentions a server describes it, and reflection would walk into SwiftNIO's event loop and read
+// its task queue without the loop's lock (ThreadSanitizer reported it): the server describes itself by its address.
+extension TestHTTPServer: CustomStringConvertible, CustomReflectable {
+    public var description: String { "TestHTTPServer(127.0.0.1:\(port))" }
+    public var customMirror: Mirror { Mirror(self, children: ["port": port]) }
+}

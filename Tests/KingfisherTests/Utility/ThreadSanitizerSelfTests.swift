@@ -7,9 +7,9 @@
 
     /// Proof that `swift test --sanitize=thread` still sees races with `Locked` in place, and sees none through it.
     ///
-    /// `scripts/tsan` runs the racy test alone with `KINGFISHER_TSAN_SELFTEST=1` and fails unless ThreadSanitizer reports
-    /// a data race in it, then runs the locked test alone and fails if it reports anything. Without the variable the
-    /// racy test is skipped, so the ordinary suite (and a whole-suite TSan run) stays race-free.
+    /// `scripts/tsan` runs the racy test alone with `KINGFISHER_TSAN_SELFTEST=1` and fails unless ThreadSanitizer
+    /// reports a data race in it, then runs the locked test alone and fails if it reports anything. Without the
+    /// variable the racy tests are skipped, so the ordinary suite (and a whole-suite TSan run) stays race-free.
     @Suite struct ThreadSanitizerSelfTests {
         static let racyTestEnabled = ProcessInfo.processInfo.environment["KINGFISHER_TSAN_SELFTEST"] == "1"
         static let incrementsPerThread = 10_000
