@@ -74,7 +74,7 @@ public final class TerminalImageView: KingfisherImageTarget {
     /// Returns when everything set so far has been drawn and no animation or fade is running (one that loops
     /// forever never ends: then this waits until another image replaces it).
     public func waitUntilIdle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.drawing.withLock { $0.waiters.append(continuation) }
                 self.resumeWaitersIfIdle()

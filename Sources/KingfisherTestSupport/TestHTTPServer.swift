@@ -138,7 +138,7 @@ public final class TestHTTPServer: Sendable {
 
     /// Returns once at least `count` requests for `path` (any path when `nil`) have arrived.
     public func waitForRequests(_ path: String? = nil, count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if Self.count(of: path, in: state) >= count { return true }
                 state.waiters.append(Waiter(path: path, count: count, continuation: continuation))
@@ -226,4 +226,11 @@ public final class TestHTTPServer: Sendable {
     func responseEnded() {
         state.withLock { $0.inFlight -= 1 }
     }
+}
+
+// A failed `#expect` that mentions a server describes it, and reflection would walk into SwiftNIO's event loop and read
+// its task queue without the loop's lock (ThreadSanitizer reported it): the server describes itself by its address.
+extension TestHTTPServer: CustomStringConvertible, CustomReflectable {
+    public var description: String { "TestHTTPServer(127.0.0.1:\(port))" }
+    public var customMirror: Mirror { Mirror(self, children: ["port": port]) }
 }

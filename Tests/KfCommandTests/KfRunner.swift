@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
 
 /// Runs the `kf` binary SwiftPM built beside the test bundle, with its output captured in files (a pipe could
 /// fill up and stall the child).
@@ -50,7 +51,7 @@ enum Kf {
         } else {
             process.standardInput = FileHandle.nullDevice
         }
-        let status = try await withCheckedThrowingContinuation {
+        let status = try await withSanitizedCheckedThrowingContinuation {
             (continuation: CheckedContinuation<Int32, any Error>) in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do { try process.run() } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
 import KingfisherTestSupport
 import Testing
 
@@ -44,7 +45,7 @@ struct PrefetchRobustnessTests {
     }
 
     private func waitForExit(_ process: Process) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 process.waitUntilExit()
                 continuation.resume()

@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherLocking
 import Testing
 
 /// A tmux server of its own (a private socket, no user configuration) running one command in a detached session
@@ -63,7 +64,7 @@ final class TmuxSession: Sendable {
         defer { try? FileManager.default.removeItem(at: outputURL) }
         let argv = [executable.path, "-L", socket, "-f", "/dev/null"] + arguments
         let executablePath = executable.path
-        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+        let status = await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             DispatchQueue.global().async {
                 continuation.resume(returning: Self.spawnAndWait(executablePath, argv, output: outputURL.path))
             }

@@ -1,6 +1,7 @@
 import CVips
 import Foundation
 import Kingfisher
+import KingfisherLocking
 import KingfisherTerminal
 import KingfisherTestSupport
 import XCTest
@@ -43,7 +44,7 @@ final class TerminalImageViewProgressiveTests: XCTestCase {
     private func draw(_ url: URL, manager: KingfisherManager, progressive: ImageProgressive?) async throws -> String {
         let file = try ScreenFile()
         let view = TerminalImageView(screen: file.screen, region: region, renderer: kitty)
-        let loaded = await withCheckedContinuation { continuation in
+        let loaded = await withSanitizedCheckedContinuation { continuation in
             KF.url(url).manager(manager).progressiveJPEG(progressive).forceRefresh()
                 .onSuccess { _ in continuation.resume(returning: true) }
                 .onFailure { _ in continuation.resume(returning: false) }

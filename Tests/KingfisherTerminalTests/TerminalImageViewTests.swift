@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
 import KingfisherTerminal
 import Testing
 
@@ -100,7 +101,7 @@ struct TerminalImageViewTests {
         let old = try solid(0, 0, 0)
         let new = try solid(200, 200, 200)
         view.image = old
-        let finished = await withCheckedContinuation { continuation in
+        let finished = await withSanitizedCheckedContinuation { continuation in
             view.transition(.fade(0.2), from: old, to: new) { continuation.resume(returning: $0) }
         }
         await view.waitUntilIdle()
@@ -124,7 +125,7 @@ struct TerminalImageViewTests {
         let downloader = ImageDownloader(name: "terminal-test")
         let manager = KingfisherManager(downloader: downloader, cache: cache)
         view.kf.indicatorType = .activity
-        let result = await withCheckedContinuation { continuation in
+        let result = await withSanitizedCheckedContinuation { continuation in
             KF.source(.provider(LocalFileImageDataProvider(fileURL: imageURL)))
                 .manager(manager)
                 .placeholder(try? solid(0, 200, 0))

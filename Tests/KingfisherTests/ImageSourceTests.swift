@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
 import Testing
 
 @Suite struct ImageSourceTests {
@@ -47,7 +48,7 @@ import Testing
         let provider = LocalFileImageDataProvider(fileURL: file)
         #expect(try await provider.data() == bytes)
         // The callback form bridges to the async one
-        let viaHandler = await withCheckedContinuation { continuation in
+        let viaHandler = await withSanitizedCheckedContinuation { continuation in
             provider.data { continuation.resume(returning: $0) }
         }
         #expect(try viaHandler.get() == bytes)

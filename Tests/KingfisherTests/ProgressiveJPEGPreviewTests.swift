@@ -82,7 +82,7 @@ final class ProgressiveJPEGPreviewTests: XCTestCase {
             let timeline = Timeline()
             let owner = Owner()
             delegateRecording(progressive, into: timeline, owner: owner)
-            let result = await withCheckedContinuation { continuation in
+            let result = await withSanitizedCheckedContinuation { continuation in
                 fixture.manager.retrieveImage(
                     with: fixture.server.url("/photo.jpg"), options: [.progressiveJPEG(progressive)]
                 ) { result in

@@ -1,4 +1,5 @@
 public import Foundation
+import KingfisherLocking
 
 /// The `async` twins of ``ImageCache``'s callback APIs. Disk work runs on the cache's queue, as with callbacks.
 extension ImageCache {
@@ -10,7 +11,7 @@ extension ImageCache {
     ) async throws(KingfisherError) {
         var options = options
         options.callbackQueue = .untouch
-        let result = await withCheckedContinuation { continuation in
+        let result = await withSanitizedCheckedContinuation { continuation in
             store(image, original: original, forKey: key, options: options, toDisk: toDisk) {
                 continuation.resume(returning: $0.diskCacheResult)
             }
@@ -24,7 +25,7 @@ extension ImageCache {
         processorIdentifier identifier: String = "", forcedExtension: String? = nil,
         cacheSerializer serializer: any CacheSerializer = DefaultCacheSerializer.default, toDisk: Bool = true
     ) async throws(KingfisherError) {
-        let result = await withCheckedContinuation { continuation in
+        let result = await withSanitizedCheckedContinuation { continuation in
             store(
                 image, original: original, forKey: key, processorIdentifier: identifier,
                 forcedExtension: forcedExtension, cacheSerializer: serializer, toDisk: toDisk
@@ -38,7 +39,7 @@ extension ImageCache {
         _ data: Data, forKey key: String, processorIdentifier identifier: String = "",
         forcedExtension: String? = nil, expiration: StorageExpiration? = nil
     ) async throws(KingfisherError) {
-        let result = await withCheckedContinuation { continuation in
+        let result = await withSanitizedCheckedContinuation { continuation in
             storeToDisk(
                 data, forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension,
                 expiration: expiration
@@ -60,7 +61,7 @@ extension ImageCache {
     ) async throws(KingfisherError) -> ImageCacheResult {
         var options = options
         options.callbackQueue = .untouch
-        let result = await withCheckedContinuation { continuation in
+        let result = await withSanitizedCheckedContinuation { continuation in
             retrieveImage(forKey: key, options: options) { continuation.resume(returning: $0) }
         }
         return try result.get()
@@ -72,7 +73,7 @@ extension ImageCache {
     ) async throws(KingfisherError) -> KFCrossPlatformImage? {
         var parsed = KingfisherParsedOptionsInfo(options)
         parsed.callbackQueue = .untouch
-        let result = await withCheckedContinuation { continuation in
+        let result = await withSanitizedCheckedContinuation { continuation in
             retrieveImageInDiskCache(forKey: key, options: parsed) { continuation.resume(returning: $0) }
         }
         return try result.get()
@@ -85,7 +86,7 @@ extension ImageCache {
         forKey key: String, processorIdentifier identifier: String = "", forcedExtension: String? = nil,
         fromMemory: Bool = true, fromDisk: Bool = true
     ) async throws {
-        let failure: KingfisherError? = await withCheckedContinuation { continuation in
+        let failure: KingfisherError? = await withSanitizedCheckedContinuation { continuation in
             removeImage(
                 forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension,
                 fromMemory: fromMemory, fromDisk: fromDisk
@@ -96,22 +97,22 @@ extension ImageCache {
 
     /// Empties memory and disk.
     public func clearCache() async {
-        await withCheckedContinuation { continuation in clearCache { continuation.resume() } }
+        await withSanitizedCheckedContinuation { continuation in clearCache { continuation.resume() } }
     }
 
     /// Removes every disk file.
     public func clearDiskCache() async {
-        await withCheckedContinuation { continuation in clearDiskCache { continuation.resume() } }
+        await withSanitizedCheckedContinuation { continuation in clearDiskCache { continuation.resume() } }
     }
 
     /// Drops expired images from memory and expired or size-exceeding files from disk.
     public func cleanExpiredCache() async {
-        await withCheckedContinuation { continuation in cleanExpiredCache { continuation.resume() } }
+        await withSanitizedCheckedContinuation { continuation in cleanExpiredCache { continuation.resume() } }
     }
 
     /// Removes expired and size-exceeding files from disk.
     public func cleanExpiredDiskCache() async {
-        await withCheckedContinuation { continuation in cleanExpiredDiskCache { continuation.resume() } }
+        await withSanitizedCheckedContinuation { continuation in cleanExpiredDiskCache { continuation.resume() } }
     }
 
     /// The disk layer's size in bytes.
@@ -123,7 +124,7 @@ extension ImageCache {
 
     /// Measures the disk layer's size in bytes.
     public func calculateDiskStorageSize() async throws(KingfisherError) -> UInt {
-        let result = await withCheckedContinuation { continuation in
+        let result = await withSanitizedCheckedContinuation { continuation in
             calculateDiskStorageSize { continuation.resume(returning: $0) }
         }
         return try result.get()

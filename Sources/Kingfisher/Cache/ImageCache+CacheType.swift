@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherLocking
 
 extension ImageCache {
     /// Where the image is cached, as ``imageCachedType(forKey:processorIdentifier:forcedExtension:)`` says, but with
@@ -27,7 +28,7 @@ extension ImageCache {
         forKey key: String, processorIdentifier: String = DefaultImageProcessor.default.identifier,
         forcedExtension: String? = nil
     ) async -> CacheType {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             imageCachedTypeAsync(
                 forKey: key, processorIdentifier: processorIdentifier, forcedExtension: forcedExtension
             ) { continuation.resume(returning: $0) }

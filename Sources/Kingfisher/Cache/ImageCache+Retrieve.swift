@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherLocking
 
 extension ImageCache {
     /// Looks the image up in memory, then on disk; a disk hit is decoded with the options' serializer and put in
@@ -121,7 +122,7 @@ extension ImageCache {
     private func readFromDisk(
         computedKey: String, options: KingfisherParsedOptionsInfo
     ) async -> Result<Data?, KingfisherError> {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             ioQueue.async {
                 let result = Result { () throws(KingfisherError) -> Data? in
                     try self.diskStorage.value(

@@ -300,7 +300,7 @@ extension ImageRetrieval {
             return nil
         }
         for write in writes {
-            let written = await withCheckedContinuation { continuation in
+            let written = await withSanitizedCheckedContinuation { continuation in
                 write.cache.enqueueWrite(
                     write.data, computedKey: write.computedKey, expiration: expiration,
                     writeOptions: write.writeOptions,

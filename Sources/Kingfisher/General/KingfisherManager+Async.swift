@@ -1,3 +1,5 @@
+import KingfisherLocking
+
 extension KingfisherManager {
     /// Retrieves the image of `resource`; the `async` twin of
     /// ``retrieveImage(with:options:progressBlock:downloadTaskUpdated:completionHandler:)-(any Resource,_,_,_,_)``.
@@ -35,7 +37,7 @@ extension KingfisherManager {
         // The retrieval runs in a task of its own so that a cancel answers at once, even while a step that
         // ignores cancellation (a provider, a decode) finishes.
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 retrieval.start { continuation.resume(returning: $0) }
             }
         } onCancel: {

@@ -44,7 +44,7 @@ enum DecodeExecutor {
     ) async -> T {
         let work: @Sendable () -> T = { ImageEngine.Configuration.applying(engine, body) }
         if let queue, queue.runsElsewhere {
-            return await withCheckedContinuation { continuation in
+            return await withSanitizedCheckedContinuation { continuation in
                 queue.execute { continuation.resume(returning: work()) }
             }
         }

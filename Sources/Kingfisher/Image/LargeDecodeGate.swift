@@ -53,7 +53,7 @@ struct LargeDecodeGate {
         guard let data, let header = JPEGFrameHeader(data), header.isProgressive,
             header.width * header.height >= VipsRuntime.largeDecodePixels
         else { return await schedule(work) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = admission.withLock { state -> Bool in
                 guard state.busy else {
                     state.busy = true

@@ -1,4 +1,5 @@
 public import Foundation
+import KingfisherLocking
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -43,7 +44,7 @@ public struct AnyRedirectHandler: ImageDownloadRedirectHandler {
     public func handleHTTPRedirection(
         for task: SessionDataTask, response: HTTPURLResponse, newRequest: URLRequest
     ) async -> URLRequest? {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             let once = DeliverOnce<URLRequest?> { continuation.resume(returning: $0) }
             block(task, response, newRequest) { once($0) }
         }

@@ -1,4 +1,5 @@
 public import Foundation
+import KingfisherLocking
 
 extension ImageDownloader {
     /// Downloads and processes the image at `url`; the async twin of
@@ -28,7 +29,7 @@ extension ImageDownloader {
         let handle = DownloadTask()
         let options = Self.directCallerOptions(options)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 start(
                     url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: true,
                     completion: { continuation.resume(returning: $0) })

@@ -46,7 +46,7 @@ extension ImageDownloader {
     ) async throws -> LivePhotoResourceDownloadingResult {
         let started = Locked<DownloadTask?>(nil)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withSanitizedCheckedThrowingContinuation { continuation in
                 let task = downloadLivePhotoResource(
                     with: url, options: options, progressBlock: progressBlock
                 ) { continuation.resume(with: $0) }

@@ -48,7 +48,7 @@ extension ImageDownloader {
     private static func decision(of strategy: any RetryStrategy, for context: RetryContext) async -> RetryDecision? {
         let once = Locked<DeliverOnce<RetryDecision?>?>(nil)
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 let deliver = DeliverOnce<RetryDecision?> { continuation.resume(returning: $0) }
                 once.withLock { $0 = deliver }
                 if Task.isCancelled { deliver(nil) }
@@ -192,7 +192,7 @@ final class JoinedAttempt: Sendable {
     /// The result, once the HTTP task has given it.
     func result() async -> Result<ImageLoadingResult, KingfisherError> {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Result<ImageLoadingResult, KingfisherError>? in
                     if let value = state.value { return value }
                     state.continuation = continuation
@@ -310,7 +310,7 @@ extension ImageDownloader {
             return await load(url, options: options, progressBlock: progressBlock, handle: handle)
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 start(
                     url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: false,
                     completion: { continuation.resume(returning: $0) })

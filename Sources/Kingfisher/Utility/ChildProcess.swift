@@ -64,7 +64,8 @@ struct ChildProcess {
             }?.resume(with: result)
         }
         let status = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            try await withSanitizedCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<Int32, any Error>) in
                 waiting.withLock { $0 = continuation }
                 let launched: Result<Void, any Error> = launch.withLock { state in
                     guard state == .notStarted else { return .failure(CancellationError()) }

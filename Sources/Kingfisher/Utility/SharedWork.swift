@@ -38,7 +38,7 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             return state.nextWaiter
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 let generation = state.withLock { state -> Int? in
                     if state.entries[key] != nil {
                         state.entries[key]?.waiters[id] = continuation

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kingfisher
 import Logging
+import KingfisherLocking
 
 /// `kf prefetch`: warms the disk cache for a list of sources with `ImagePrefetcher`.
 struct PrefetchCommand: AsyncParsableCommand {
@@ -107,7 +108,7 @@ struct PrefetchCommand: AsyncParsableCommand {
                 }
             }
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let prefetcher = ImagePrefetcher(
                 sources: sources.map(\.source), options: options, progressBlock: announce,
                 completionHandler: { skipped, failed, completed in

@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
 import KingfisherTerminal
 
 /// Loads each source of `kf view` into its own terminal view and waits until every one is drawn.
@@ -40,7 +41,7 @@ struct ViewRunner {
             return false
         }
         view.kf.indicatorType = .activity
-        let succeeded = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let succeeded = await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             KF.source(source)
                 .manager(manager)
                 .placeholder(options.placeholder)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Kingfisher
+import KingfisherLocking
 import XCTest
 
 /// `ImageCache.removeImage` in Kingfisher 8.11's shape: a zero-argument completion, `forcedExtension`, and an
@@ -19,7 +20,7 @@ final class ImageCacheRemovalTests: XCTestCase {
             let queue = DispatchQueue(label: "removal-callback")
             let marker = DispatchSpecificKey<Bool>()
             queue.setSpecific(key: marker, value: true)
-            let calledOnQueue = await withCheckedContinuation { continuation in
+            let calledOnQueue = await withSanitizedCheckedContinuation { continuation in
                 cache.removeImage(
                     forKey: "k", processorIdentifier: "p", forcedExtension: "png", callbackQueue: .dispatch(queue)
                 ) {
@@ -37,7 +38,7 @@ final class ImageCacheRemovalTests: XCTestCase {
         try await withTemporaryDirectory { directory in
             let cache = try makeCache(in: directory)
             try await cache.store(image, forKey: "k")
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 cache.removeImage(forKey: "k", fromDisk: false) { continuation.resume() }
             }
             XCTAssertEqual(cache.imageCachedType(forKey: "k"), .disk)
@@ -53,7 +54,7 @@ final class ImageCacheRemovalTests: XCTestCase {
             try FileManager.default.createDirectory(
                 atPath: cache.cachePath(forKey: "k"), withIntermediateDirectories: false)
             // When the callback form removes it: the completion still runs, and the failure goes to the logger
-            await withCheckedContinuation { continuation in
+            await withSanitizedCheckedContinuation { continuation in
                 cache.removeImage(forKey: "k") { continuation.resume() }
             }
             let warning = log.entries.first { $0.message.contains("could not be removed") }

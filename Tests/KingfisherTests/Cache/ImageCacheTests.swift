@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Kingfisher
+import KingfisherLocking
 import Testing
 
 private struct TestProcessor: ImageProcessor {
@@ -33,22 +34,24 @@ struct ImageCacheTests {
     @Test func callbackFormsReportTheSame() async throws {
         try await withTemporaryDirectory { directory in
             let cache = try makeCache(in: directory)
-            let stored: CacheStoreResult = await withCheckedContinuation { continuation in
+            let stored: CacheStoreResult = await withSanitizedCheckedContinuation { continuation in
                 cache.store(image, forKey: "k", processorIdentifier: "p") { continuation.resume(returning: $0) }
             }
             #expect((try? stored.diskCacheResult.get()) != nil)
             cache.clearMemoryCache()
-            let result: Result<ImageCacheResult, KingfisherError> = await withCheckedContinuation { continuation in
+            let result: Result<ImageCacheResult, KingfisherError> = await withSanitizedCheckedContinuation {
+                continuation in
                 cache.retrieveImage(forKey: "k", options: [.processor(TestProcessor(identifier: "p"))]) {
                     continuation.resume(returning: $0)
                 }
             }
             #expect(try result.get().cacheType == .disk)
-            let disk: Result<KFCrossPlatformImage?, KingfisherError> = await withCheckedContinuation { continuation in
+            let disk: Result<KFCrossPlatformImage?, KingfisherError> = await withSanitizedCheckedContinuation {
+                continuation in
                 cache.retrieveImageInDiskCache(forKey: "k@p") { continuation.resume(returning: $0) }
             }
             #expect(try disk.get() != nil)
-            let size: Result<UInt, KingfisherError> = await withCheckedContinuation { continuation in
+            let size: Result<UInt, KingfisherError> = await withSanitizedCheckedContinuation { continuation in
                 cache.calculateDiskStorageSize { continuation.resume(returning: $0) }
             }
             #expect(try size.get() > 0)
@@ -223,7 +226,7 @@ struct ImageCacheTests {
             let queue = DispatchQueue(label: "callback-test")
             let marker = DispatchSpecificKey<Int>()
             queue.setSpecific(key: marker, value: 42)
-            let seen: Int? = await withCheckedContinuation { continuation in
+            let seen: Int? = await withSanitizedCheckedContinuation { continuation in
                 cache.retrieveImage(forKey: "k", callbackQueue: .dispatch(queue)) { _ in
                     continuation.resume(returning: DispatchQueue.getSpecific(key: marker))
                 }

@@ -36,7 +36,7 @@ struct AsyncCacheTypeCheckTests {
     }
 
     private func storeOnDisk(_ data: Data, forKey key: String, in cache: ImageCache) async {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             cache.storeToDisk(data, forKey: key) { _ in continuation.resume() }
         }
     }

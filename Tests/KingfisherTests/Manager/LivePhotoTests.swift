@@ -54,12 +54,13 @@ final class LivePhotoTests: XCTestCase {
             XCTAssertEqual(result.originalData, mov)
             XCTAssertEqual(result.url, url)
             // callback
-            let called: Result<LivePhotoResourceDownloadingResult, KingfisherError> = await withCheckedContinuation {
-                continuation in
-                downloader.downloadLivePhotoResource(with: url, options: .init(nil)) {
-                    continuation.resume(returning: $0)
+            let called: Result<LivePhotoResourceDownloadingResult, KingfisherError> =
+                await withSanitizedCheckedContinuation {
+                    continuation in
+                    downloader.downloadLivePhotoResource(with: url, options: .init(nil)) {
+                        continuation.resume(returning: $0)
+                    }
                 }
-            }
             XCTAssertEqual(try called.get().originalData, mov)
         }
     }

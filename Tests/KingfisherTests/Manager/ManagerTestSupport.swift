@@ -33,7 +33,7 @@ extension KingfisherManager {
     func callbackResult(
         _ source: Source, options: KingfisherOptionsInfo? = nil
     ) async -> Result<RetrieveImageResult, KingfisherError> {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             retrieveImage(with: source, options: options) { continuation.resume(returning: $0) }
         }
     }

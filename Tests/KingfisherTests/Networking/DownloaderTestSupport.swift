@@ -31,7 +31,7 @@ extension ImageDownloader {
     func result(
         _ url: URL, options: KingfisherOptionsInfo? = nil
     ) async -> Result<ImageLoadingResult, KingfisherError> {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             downloadImage(with: url, options: options, completionHandler: { continuation.resume(returning: $0) })
         }
     }
@@ -78,7 +78,7 @@ final class Gate: Sendable {
     }
 
     func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let isOpen = state.withLock { state in
                 if state.open { return true }
                 state.waiters.append(continuation)
@@ -180,7 +180,7 @@ final class ResultlessCounter: Sendable {
             return state.nextID
         }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let done = state.withLock { state in
                     // Checked under the lock: a cancel either finds this waiter or is seen here.
                     if state.count >= count || Task.isCancelled { return true }

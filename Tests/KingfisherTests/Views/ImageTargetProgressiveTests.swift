@@ -26,7 +26,7 @@ final class ImageTargetProgressiveTests: XCTestCase {
     private func load(
         _ url: URL, into target: RecordingTarget, manager: KingfisherManager, progressive: ImageProgressive
     ) async -> Result<RetrieveImageResult, KingfisherError> {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             KF.url(url)
                 .manager(manager)
                 .placeholder(placeholder)

@@ -123,7 +123,7 @@ struct ImageTargetTransitionTests {
                 },
                 completion: { finished in order.withLock { $0.append("completion \(finished)") } })
             let target = RecordingTarget()
-            _ = await withCheckedContinuation { continuation in
+            _ = await withSanitizedCheckedContinuation { continuation in
                 target.kf.setImage(
                     with: .network(f.server.url("/a.png")), options: [.transition(transition)], manager: f.manager,
                     completionHandler: { result in

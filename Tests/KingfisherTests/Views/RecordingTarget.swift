@@ -174,7 +174,7 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
         _ source: Source?, placeholder: (any Placeholder)? = nil, options: KingfisherOptionsInfo? = nil,
         manager: KingfisherManager
     ) async -> Result<RetrieveImageResult, KingfisherError> {
-        await withCheckedContinuation { continuation in
+        await withSanitizedCheckedContinuation { continuation in
             setImage(
                 with: source, placeholder: placeholder, options: options, manager: manager,
                 completionHandler: { continuation.resume(returning: $0) })

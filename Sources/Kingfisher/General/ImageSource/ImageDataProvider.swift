@@ -1,4 +1,5 @@
 public import Foundation
+import KingfisherLocking
 
 /// Supplies image data from somewhere other than the downloader: a file, base64 text, bytes in memory, a
 /// video frame. Conform with either `data` method; each has a default that bridges to the other.
@@ -22,7 +23,7 @@ extension ImageDataProvider {
     public var contentURL: URL? { nil }
 
     public func data() async throws -> Data {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withSanitizedCheckedThrowingContinuation { continuation in
             data { continuation.resume(with: $0) }
         }
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import KingfisherLocking
 
 /// Reads an image file from disk, on its loading queue.
 ///
@@ -42,7 +43,7 @@ public struct LocalFileImageDataProvider: ImageDataProvider {
     /// wrapping the file error when it cannot be read (missing, a directory, no permission).
     public var data: Data {
         get async throws {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withSanitizedCheckedThrowingContinuation { continuation in
                 data { continuation.resume(with: $0) }
             }
         }
