@@ -26,7 +26,7 @@ struct KingfisherManagerCommitTests {
                 downloadTaskUpdated: { task in updated.withLock { $0.append(task) } },
                 completionHandler: collector.handler)
             // When every task of the retrieval is cancelled while the committed image is being written
-            let encoding = await eventually(timeout: 10) { serializer.isHeld }
+            let encoding = await eventually(timeout: 40) { serializer.isHeld }
             #expect(encoding)
             first?.cancel()
             for task in updated.withLock({ $0 }) { task?.cancel() }
