@@ -1,4 +1,5 @@
 import KingfisherLocking
+public import Logging
 
 /// Called with the download task that now carries a retrieval, when it changes (for example when an alternative
 /// source starts downloading); `nil` when no download runs any more.
@@ -40,6 +41,15 @@ public final class KingfisherManager: Sendable {
     }
 
     private let defaults = Locked(Defaults())
+    private let loggerStorage = Locked<Logger?>(nil)
+
+    /// Where retrievals log when their call gives no logger of its own (``KingfisherOptionsInfoItem/logger(_:)``):
+    /// each retrieval's end at `debug` (`kf.key`, `kf.tier`, `kf.duration_ms`, or `kf.error`). `nil` (nothing
+    /// logged) by default, as AsyncHTTPClient does; the cache and the downloader have loggers of their own. Ours.
+    public var logger: Logger? {
+        get { loggerStorage.withLock { $0 } }
+        set { loggerStorage.withLock { $0 = newValue } }
+    }
 
     /// A manager over `downloader` and `cache`.
     public init(downloader: ImageDownloader, cache: ImageCache) {

@@ -23,6 +23,8 @@ enum DecodeExecutor {
 
     /// Runs `body` on `queue` when the options name one (a dispatch or operation queue), otherwise on the shared pool.
     static func run<T: Sendable>(on queue: CallbackQueue?, _ body: @escaping @Sendable () -> T) async -> T {
+        DecodeQueueDepth.enter()
+        defer { DecodeQueueDepth.leave() }
         if let queue, queue.runsElsewhere {
             return await withCheckedContinuation { continuation in
                 queue.execute { continuation.resume(returning: body()) }

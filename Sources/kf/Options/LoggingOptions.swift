@@ -1,0 +1,26 @@
+public import ArgumentParser
+public import Logging
+
+/// `--log-level`: the library's log, to stderr. Off unless given.
+struct LoggingOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Log Kingfisher's events to stderr from this level up (trace, debug, info, notice, warning, error, "
+                + "critical). Off by default.",
+            valueName: "LEVEL"))
+    var logLevel: Logger.Level?
+
+    /// Bootstraps swift-log to stderr at the level given and returns a logger for the library; `nil` (nothing
+    /// bootstrapped, nothing logged) without `--log-level`. Call once per process.
+    func bootstrap() -> Logger? {
+        guard let logLevel else { return nil }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = logLevel
+            return handler
+        }
+        return Logger(label: "kf")
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
