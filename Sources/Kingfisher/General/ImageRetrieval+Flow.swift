@@ -163,8 +163,9 @@ extension ImageRetrieval {
         else { return .miss }
         guard !isCancelled else { return .cancelled }
         let processingOptions = internalOptions
+        let metrics = self.metrics
         let outcome = await DecodeExecutor.run(on: options.processingQueue) {
-            ProcessingStage.image(processing: original, options: processingOptions)
+            metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
         }
         let processed: KFCrossPlatformImage
         switch outcome {
@@ -225,8 +226,9 @@ extension ImageRetrieval {
         // Cancelled while the provider worked: the caller was told; do no decoding.
         guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = internalOptions
+        let metrics = self.metrics
         let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data) {
-            ProcessingStage.image(from: data, options: processingOptions)
+            metrics.timeProvider { ProcessingStage.image(from: data, options: processingOptions) }
         }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }

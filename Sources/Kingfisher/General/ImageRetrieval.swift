@@ -24,6 +24,7 @@ final class ImageRetrieval: Sendable {
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
     /// The call's logger, else the manager's; `nil` logs nothing.
     let logger: Logger?
+    let metrics: ManagerMetrics
     /// Every handle of the retrieval: the caller's first, then one per alternative source; the last is current.
     private let handles: Locked<[DownloadTask]>
     /// What cancelling a handle does (stop the work, tell the caller); given to each new handle.
@@ -44,6 +45,7 @@ final class ImageRetrieval: Sendable {
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
         self.logger = options.logger ?? manager.logger
+        self.metrics = manager.metrics
         self.handles = Locked([handle])
         if case .provider(let provider) = source {
             // A cancel before the retrieval's task has started reports the provider's cancellation, as Kingfisher's

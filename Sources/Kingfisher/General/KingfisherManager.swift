@@ -42,6 +42,8 @@ public final class KingfisherManager: Sendable {
 
     private let defaults = Locked(Defaults())
     private let loggerStorage = Locked<Logger?>(nil)
+    /// Processing times of the retrievals' own processing, made with the metrics factory current at creation.
+    let metrics = ManagerMetrics()
 
     /// Where retrievals log when their call gives no logger of its own (``KingfisherOptionsInfoItem/logger(_:)``):
     /// each retrieval's end at `debug` (`kf.key`, `kf.tier`, `kf.duration_ms`, or `kf.error`). `nil` (nothing

@@ -1,5 +1,5 @@
-public import ArgumentParser
-public import Logging
+import ArgumentParser
+import Logging
 
 /// `--log-level`: the library's log, to stderr. Off unless given.
 struct LoggingOptions: ParsableArguments {
@@ -7,7 +7,8 @@ struct LoggingOptions: ParsableArguments {
         help: ArgumentHelp(
             "Log Kingfisher's events to stderr from this level up (trace, debug, info, notice, warning, error, "
                 + "critical). Off by default.",
-            valueName: "LEVEL"))
+            valueName: "LEVEL"),
+        transform: Self.level(named:))
     var logLevel: Logger.Level?
 
     /// Bootstraps swift-log to stderr at the level given and returns a logger for the library; `nil` (nothing
@@ -21,6 +22,12 @@ struct LoggingOptions: ParsableArguments {
         }
         return Logger(label: "kf")
     }
-}
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+    private static func level(named name: String) throws -> Logger.Level {
+        guard let level = Logger.Level(rawValue: name.lowercased()) else {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("--log-level must be one of \(names).")
+        }
+        return level
+    }
+}

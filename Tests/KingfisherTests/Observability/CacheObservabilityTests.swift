@@ -44,6 +44,22 @@ struct CacheObservabilityTests {
         }
     }
 
+    @Test func providerAndOriginalProcessingAreTimedUnderTheirStages() async throws {
+        try await withTestMetrics { metrics in
+            try await withManager { f in
+                let provider = RawImageDataProvider(data: Fixtures.png(), cacheKey: "provided")
+                let processor = DownsamplingImageProcessor(size: CGSize(width: 8, height: 8))
+                _ = try await f.manager.retrieveImage(
+                    with: .provider(provider), options: [.waitForCache, .cacheOriginalImage])
+                #expect(metrics.recordedCount("kingfisher_processing_duration_seconds", [("stage", "provider")]) == 1)
+                // The original is on disk under the plain key: another processor processes it again, no provider run
+                _ = try await f.manager.retrieveImage(with: .provider(provider), options: [.processor(processor)])
+                #expect(metrics.recordedCount("kingfisher_processing_duration_seconds", [("stage", "original")]) == 1)
+                #expect(metrics.recordedCount("kingfisher_processing_duration_seconds", [("stage", "provider")]) == 1)
+            }
+        }
+    }
+
     @Test func concurrentDiskLookupsOfOneEntryAreCountedAsCoalesced() async throws {
         try await withTestMetrics { metrics in
             try await withTemporaryDirectory { directory in
