@@ -54,9 +54,17 @@ extension ImageCache {
     }
 
     /// The image in memory under `key@<options.processor.identifier>`, or `nil`. Runs on the caller's thread.
+    /// Counted as a memory hit or miss.
     public func retrieveImageInMemoryCache(
         forKey key: String, options: KingfisherParsedOptionsInfo
     ) -> KFCrossPlatformImage? {
+        let image = memoryImage(forKey: key, options: options)
+        metrics.countMemoryLookup(hit: image != nil)
+        return image
+    }
+
+    /// The image in memory, not counted: for a caller that counts what it makes of it.
+    func memoryImage(forKey key: String, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
         return memoryStorage.value(forKey: computed, extendingExpiration: options.memoryCacheAccessExtendingExpiration)
     }
@@ -82,6 +90,7 @@ extension ImageCache {
             // Kingfisher's option: read and decode on the caller's thread.
             let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
             let result = loadFromDisk(computedKey: computed, options: options)
+            countDiskLookup(result, computedKey: computed, options: options)
             options.callbackQueue.execute { completionHandler(result) }
             return
         }
@@ -94,20 +103,22 @@ extension ImageCache {
     /// The disk hit of `key@<processor>`: its bytes read on ``ioQueue``, then decoded with the options' serializer
     /// on the ``DecodeExecutor``; a file that no longer decodes is removed and counts as a miss. Concurrent lookups
     /// of one entry (with the same image options) share one read and one decode. `nil` when the calling task was
-    /// cancelled first.
+    /// cancelled first. Each caller's lookup counts as a disk hit or miss.
     func imageFromDisk(
         forKey key: String, options: KingfisherParsedOptionsInfo
     ) async -> Result<KFCrossPlatformImage?, KingfisherError>? {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-        return await diskReads.value(for: DiskReadKey(computed, options)) { [self] in
+        let found = await diskReads.value(for: DiskReadKey(computed, options)) { [self] in
             let read = await readFromDisk(computedKey: computed, options: options)
             guard case .success(let data?) = read else { return read.map { _ in nil } }
             let serializer = options.cacheSerializer
+            let metrics = self.metrics
             let image = await DecodeExecutor.run(on: nil, decoding: data, engine: options.engine ?? engine) {
-                serializer.image(with: data, options: options)
+                metrics.timeDecode { serializer.image(with: data, options: options) }
             }
             guard let image else {
                 // Garbage where an image was (a bad write by another tool, a damaged disk): drop it.
+                logUndecodableFile(computedKey: computed, bytes: data.count)
                 let forcedExtension = options.forcedExtension
                 ioQueue.async(flags: .barrier) {
                     try? self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
@@ -116,6 +127,8 @@ extension ImageCache {
             }
             return .success(image)
         }
+        if let found { countDiskLookup(found, computedKey: computed, options: options) }
+        return found
     }
 
     /// The bytes of a disk entry, read on ``ioQueue``; `.success(nil)` on a miss.
@@ -144,10 +157,11 @@ extension ImageCache {
                     forKey: computedKey, forcedExtension: options.forcedExtension,
                     extendingExpiration: options.diskCacheAccessExtendingExpiration)
             else { return .success(nil) }
-            if let image = options.cacheSerializer.image(with: data, options: options) {
+            if let image = metrics.timeDecode({ options.cacheSerializer.image(with: data, options: options) }) {
                 return .success(image)
             }
             // Garbage where an image was (a bad write by another tool, a damaged disk): drop it.
+            logUndecodableFile(computedKey: computedKey, bytes: data.count)
             try? diskStorage.remove(forKey: computedKey, forcedExtension: options.forcedExtension)
             return .success(nil)
         } catch {

@@ -87,10 +87,11 @@ extension ImageCache {
         _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo
     ) async -> Result<Data, KingfisherError> {
         let serializer = options.cacheSerializer
+        let metrics = self.metrics
         // On the executor's own threads: a `processingQueue` is where images are processed (as in Kingfisher, whose
         // encode runs on the cache's queue), not where the cache's bytes are made.
         let data = await DecodeExecutor.run(on: nil, engine: options.engine ?? engine) {
-            serializer.data(with: image, original: original)
+            metrics.timeEncode { serializer.data(with: image, original: original) }
         }
         guard let data else {
             let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
@@ -155,13 +156,15 @@ extension ImageCache {
         }
     }
 
-    /// Tells ``logger`` that nothing was stored under `computedKey`.
+    /// Tells ``logger`` (at `warning`: the image is still the caller's, only not cached) and the metrics that nothing
+    /// was stored under `computedKey`.
     func logFailedWrite(_ error: KingfisherError, computedKey: String) {
-        logger?.error(
+        metrics.countWriteFailure()
+        logger?.warning(
             "A disk cache write failed",
             metadata: [
-                "kf.key": "\(computedKey)", "kf.error": "\(error.errorDescription ?? "\(error)")",
-                "kf.cause": "\(error.fileSystemCause)",
+                "kf.key": "\(computedKey)", "kf.cache": "\(diskStorage.config.name)",
+                "kf.error": "\(error.errorDescription ?? "\(error)")", "kf.cause": "\(error.fileSystemCause)",
             ])
     }
 }

@@ -31,8 +31,10 @@ public final class ImageCache: Sendable {
     /// The disk layer. No size limit and `.days(7)` expiration by default.
     public let diskStorage: DiskStorage.Backend<Data>
 
-    /// Where the cache reports what callers may not see: disk writes that failed (also returned to whoever waits
-    /// for them) and damaged files it removed. `nil` (nothing logged) by default, as AsyncHTTPClient does. Ours.
+    /// Where the cache reports what callers may not see (its background activity, in AsyncHTTPClient's words), at
+    /// `warning`: disk writes that failed (also returned to whoever waits for them), disk reads that failed (read as
+    /// misses), damaged or undecodable files it removed. `nil` (nothing logged) by default, as AsyncHTTPClient does.
+    /// Ours.
     public var logger: Logger? {
         get { diskStorage.logger }
         set { diskStorage.logger = newValue }
@@ -52,7 +54,10 @@ public final class ImageCache: Sendable {
     }
 
     /// Disk hits being read and decoded: concurrent lookups of one entry share one read and one decode.
-    let diskReads = SharedWork<DiskReadKey, Result<KFCrossPlatformImage?, KingfisherError>>()
+    let diskReads: SharedWork<DiskReadKey, Result<KFCrossPlatformImage?, KingfisherError>>
+    /// The cache's metrics (hits and misses per tier, failed writes, decode and encode times), made with the metrics
+    /// factory current when the cache is created.
+    let metrics: CacheMetrics
     /// The automatic disk sweeps and their listeners.
     let sweeper: DiskSweeper
 
@@ -63,6 +68,9 @@ public final class ImageCache: Sendable {
     public init(memoryStorage: MemoryStorage.Backend<KFCrossPlatformImage>, diskStorage: DiskStorage.Backend<Data>) {
         self.memoryStorage = memoryStorage
         self.diskStorage = diskStorage
+        let metrics = CacheMetrics(cacheName: diskStorage.config.name)
+        self.metrics = metrics
+        self.diskReads = SharedWork { metrics.countCoalescedRead() }
         let label = "com.onevcat.Kingfisher.ImageCache.ioQueue.\(diskStorage.directoryURL.lastPathComponent)"
         self.ioQueue = DispatchQueue(label: label, qos: .utility, attributes: .concurrent)
         self.sweeper = DiskSweeper(

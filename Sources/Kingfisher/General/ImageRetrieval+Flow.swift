@@ -169,8 +169,9 @@ extension ImageRetrieval {
         else { return .miss }
         guard !isCancelled else { return .cancelled }
         let processingOptions = internalOptions
+        let metrics = self.metrics
         let outcome = await DecodeExecutor.run(on: options.processingQueue, engine: options.engine) {
-            ProcessingStage.image(processing: original, options: processingOptions)
+            metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
         }
         let processed: KFCrossPlatformImage
         switch outcome {
@@ -221,8 +222,9 @@ extension ImageRetrieval {
         guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = internalOptions
         let key = ProviderLoadKey(cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions))
+        let metrics = self.metrics
         let loaded = await providerLoads.value(for: key) {
-            await Self.load(provider, options: processingOptions)
+            await Self.load(provider, options: processingOptions, metrics: metrics)
         }
         // Cancelled while the provider worked: the caller was told.
         guard let loaded, !isCancelled else { return .failure(cancelled) }
@@ -231,7 +233,7 @@ extension ImageRetrieval {
 
     /// A provider's data, decoded and processed.
     private static func load(
-        _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo
+        _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo, metrics: ManagerMetrics
     ) async -> Result<FetchedImage, KingfisherError> {
         let data: Data
         do {
@@ -245,7 +247,7 @@ extension ImageRetrieval {
             return .failure(.requestError(reason: .dataProviderCancelled(provider: provider)))
         }
         let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine) {
-            ProcessingStage.image(from: data, options: options)
+            metrics.timeProvider { ProcessingStage.image(from: data, options: options) }
         }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }

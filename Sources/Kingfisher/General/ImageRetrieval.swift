@@ -1,5 +1,6 @@
 import Foundation
 import KingfisherLocking
+import Logging
 
 /// One retrieval by ``KingfisherManager``, as one `async` function, ``run()``: the source (then its alternatives
 /// while they fail) through the caches, the fetch, processing and storing (see ImageRetrieval+Flow.swift).
@@ -22,6 +23,9 @@ final class ImageRetrieval: Sendable {
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
     let providerLoads: SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>
+    /// The call's logger, else the manager's; `nil` logs nothing.
+    let logger: Logger?
+    let metrics: ManagerMetrics
     /// Every handle of the retrieval: the caller's first, then one per alternative source; the last is current.
     private let handles: Locked<[DownloadTask]>
     /// What cancelling a handle does (stop the work, tell the caller); given to each new handle.
@@ -42,6 +46,8 @@ final class ImageRetrieval: Sendable {
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
+        self.logger = options.logger ?? manager.logger
+        self.metrics = manager.metrics
         self.handles = Locked([handle])
         if case .provider(let provider) = source {
             // A cancel before the retrieval's task has started reports the provider's cancellation, as Kingfisher's
@@ -56,7 +62,7 @@ final class ImageRetrieval: Sendable {
     /// Runs the retrieval in a task of its own and delivers its result once on the callback queue (after closing
     /// the preview sink); cancelling any handle cancels the task and delivers the cancellation at once.
     func start(completion: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?) {
-        let deliver = DeliverOnce(on: options.callbackQueue, closing: options.previewSink, completion)
+        let deliver = DeliverOnce(on: options.callbackQueue, closing: options.previewSink, logging(completion))
         let work = Task { deliver(await run()) }
         let handles = self.handles
         let handler: @Sendable (KingfisherError) -> Void = { reason in

@@ -1,3 +1,5 @@
+import Logging
+
 extension KingfisherManager {
     /// Retrieves the image of `resource`: from a cache, or downloaded (a file URL is read by a
     /// ``LocalFileImageDataProvider`` instead), processed and cached.
@@ -75,11 +77,14 @@ extension KingfisherManager {
     func memoryHit(_ source: Source, options: KingfisherParsedOptionsInfo) -> RetrieveImageResult? {
         guard !options.forceRefresh else { return nil }
         let cache = options.targetCache ?? self.cache
-        guard let image = cache.retrieveImageInMemoryCache(forKey: source.cacheKey, options: options),
+        // Counted only when it is the answer: otherwise the retrieval looks again, and counts that.
+        guard let image = cache.memoryImage(forKey: source.cacheKey, options: options),
             !CachedImageRebuild.isNeeded(for: image, options: options)
         else {
             return nil
         }
+        cache.metrics.countMemoryLookup(hit: true)
+        options.logger?.trace("Memory cache hit", metadata: ["kf.key": "\(source.cacheKey)", "kf.tier": "memory"])
         let serializer = options.cacheSerializer
         return RetrieveImageResult(
             image: options.imageModifier?.modify(image) ?? image, cacheType: .memory, source: source,

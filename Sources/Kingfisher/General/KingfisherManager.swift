@@ -1,4 +1,5 @@
 import KingfisherLocking
+public import Logging
 
 /// Called with the download task that now carries a retrieval, when it changes (for example when an alternative
 /// source starts downloading); `nil` when no download runs any more.
@@ -51,6 +52,18 @@ public final class KingfisherManager: Sendable {
     public var engine: ImageEngine.Configuration {
         get { engineConfiguration.withLock { $0 } }
         set { engineConfiguration.withLock { $0 = newValue } }
+    }
+
+    private let loggerStorage = Locked<Logger?>(nil)
+    /// Processing times of the retrievals' own processing, made with the metrics factory current at creation.
+    let metrics = ManagerMetrics()
+
+    /// Where retrievals log when their call gives no logger of its own (``KingfisherOptionsInfoItem/logger(_:)``):
+    /// each retrieval's end at `debug` (`kf.key`, `kf.tier`, `kf.duration_ms`, or `kf.error`). `nil` (nothing
+    /// logged) by default, as AsyncHTTPClient does; the cache and the downloader have loggers of their own. Ours.
+    public var logger: Logger? {
+        get { loggerStorage.withLock { $0 } }
+        set { loggerStorage.withLock { $0 = newValue } }
     }
 
     /// A manager over `downloader` and `cache`.

@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 
 /// Options for a retrieval, as a list: `[.processor(p), .cacheOriginalImage, .scaleFactor(2)]`.
 /// Later items override earlier ones of the same kind.
@@ -101,6 +102,11 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// Previews of a progressive JPEG while it downloads, shown on the image target before the final image (see
     /// ``ImageProgressive``). `nil` (no previews) by default.
     case progressiveJPEG(ImageProgressive)
+    /// Where this call logs (AsyncHTTPClient's per-request logger): its retrieval, download and cache events, with
+    /// the metadata you put on the logger (a request ID, say). Without it they go to the component's own logger
+    /// (``KingfisherManager/logger``, ``ImageDownloader/logger``, ``ImageCache/logger``), or nowhere. Ours: not in
+    /// Kingfisher.
+    case logger(Logger)
 }
 
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
@@ -144,6 +150,8 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var alternativeSources: [Source]?
     public var lowDataModeSource: Source?
     public var progressiveJPEG: ImageProgressive?
+    /// The call's logger (``KingfisherOptionsInfoItem/logger(_:)``); `nil` by default. Ours.
+    public var logger: Logger?
     /// Where this load's previews go; set by whoever starts a load with `progressiveJPEG` (a target, the manager, an
     /// ``ImageRetrievalTask``), never by an option.
     var previewSink: PreviewSink?
@@ -204,6 +212,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .alternativeSources(let value): alternativeSources = value
             case .lowDataMode(let value): lowDataModeSource = value
             case .progressiveJPEG(let value): progressiveJPEG = value
+            case .logger(let value): logger = value
             }
         }
     }

@@ -43,6 +43,8 @@ enum DecodeExecutor {
         on queue: CallbackQueue?, engine: ImageEngine.Configuration? = nil, _ body: @escaping @Sendable () -> T
     ) async -> T {
         let work: @Sendable () -> T = { ImageEngine.Configuration.applying(engine, body) }
+        DecodeQueueDepth.enter()
+        defer { DecodeQueueDepth.leave() }
         if let queue, queue.runsElsewhere {
             return await withSanitizedCheckedContinuation { continuation in
                 queue.execute { continuation.resume(returning: work()) }

@@ -49,6 +49,7 @@ extension ImageDownloader {
                 if let index = scheduler.queue.firstIndex(where: { $0.task === existing }) {
                     scheduler.queue[index].priority = max(scheduler.queue[index].priority, priority)
                 }
+                metrics.countCoalescedWaiter()
                 return (existing, token, false, false)
             }
             let task = SessionDataTask(
@@ -56,6 +57,7 @@ extension ImageDownloader {
                 downloader: self)
             let token = task.state.withLock { $0.add(caller) } ?? 0
             scheduler.tasks[key] = task
+            defer { recordDepths(of: scheduler) }
             if scheduler.running < limit {
                 scheduler.running += 1
                 return (task, token, true, true)
@@ -64,6 +66,12 @@ extension ImageDownloader {
             scheduler.sequence += 1
             return (task, token, true, false)
         }
+    }
+
+    /// Records the queue's depth and the running downloads, under the scheduler's lock so that a backend's last
+    /// value is the current one.
+    private func recordDepths(of scheduler: Scheduler) {
+        metrics.recordDepths(queued: scheduler.queue.count, running: scheduler.running)
     }
 
     /// Starts fetching `task`, which holds a download slot.
@@ -103,6 +111,7 @@ extension ImageDownloader {
                 scheduler.running += 1
                 next.append(queued)
             }
+            recordDepths(of: scheduler)
             return next
         }
         for queued in next { launch(queued) }
@@ -115,7 +124,9 @@ extension ImageDownloader {
             if scheduler.tasks[task.key] === task {
                 scheduler.tasks[task.key] = nil
             }
+            recordDepths(of: scheduler)
         }
+        metrics.countDownload(status: "cancelled")
         delegate?.imageDownloader(
             self, didFinishDownloadingImageForURL: task.url, with: nil, error: CancellationError())
     }

@@ -14,9 +14,11 @@ extension ImageDownloader {
     /// Callers of the same request that arrive while the body is processed join the task and are processed from
     /// the same body, so a burst of retrievals of one URL never downloads it twice.
     func run(_ task: SessionDataTask) async {
+        let started = ContinuousClock.now
         let (fetched, response) = await fetch(task)
         let succeeded = (try? fetched.get()) != nil
         var callers = task.state.withLock { $0.complete(acceptingLateCallers: succeeded) }
+        report(task, fetched: fetched, response: response, callers: callers, elapsed: ContinuousClock.now - started)
         defer {
             forget(task)
             taskEnded(task, heldSlot: true)
@@ -74,10 +76,11 @@ extension ImageDownloader {
         }
         for key in order {
             guard let group = groups[key], let options = group.first?.options else { continue }
+            let metrics = self.metrics
             let result = await DecodeExecutor.run(
                 on: options.processingQueue, decoding: data, engine: options.engine ?? configuration.engine
             ) {
-                ProcessingStage.image(from: data, options: options)
+                metrics.timeProcessing { ProcessingStage.image(from: data, options: options) }
             }
             if key == order.last { beforeLastDelivery() }
             for caller in group {

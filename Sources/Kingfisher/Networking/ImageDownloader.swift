@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 public import Foundation
+public import Logging
 import NIOPosix
 import KingfisherLocking
 
@@ -34,6 +35,8 @@ open class ImageDownloader: @unchecked Sendable {
     public let configuration: Configuration
 
     let client: HTTPClient
+    /// The downloader's metrics, made with the metrics factory current when it is created.
+    let metrics: DownloaderMetrics
     let scheduler = Locked(Scheduler())
     private let settings: Locked<Settings>
 
@@ -44,6 +47,7 @@ open class ImageDownloader: @unchecked Sendable {
         weak var authenticationChallengeResponder: (any AuthenticationChallengeResponsible)?
         var isNetworkConstrained = false
         var isShutDown = false
+        var logger: Logger?
     }
 
     /// Creates a downloader with its own HTTP client.
@@ -54,6 +58,7 @@ open class ImageDownloader: @unchecked Sendable {
         precondition(!name.isEmpty, "[Kingfisher] An ImageDownloader needs a non-empty name.")
         self.name = name
         self.configuration = configuration
+        self.metrics = DownloaderMetrics(downloaderName: name)
         var clientConfiguration = configuration.httpClient
         clientConfiguration.redirectConfiguration = .disallow
         client = HTTPClient(
@@ -129,6 +134,15 @@ open class ImageDownloader: @unchecked Sendable {
     }
 
     var isShutDown: Bool { settings.withLock { $0.isShutDown } }
+
+    /// Where the downloader logs its HTTP tasks (AsyncHTTPClient's background-activity logger): each download's
+    /// end at `debug` (`kf.url`, `kf.status`, `kf.bytes`, `kf.duration_ms`, `kf.waiters`, or `kf.error`), for tasks
+    /// with a caller that gave no logger of its own (``KingfisherOptionsInfoItem/logger(_:)``; that logger gets the
+    /// task's end too). `nil` (nothing logged) by default. Ours.
+    public var logger: Logger? {
+        get { settings.withLock { $0.logger } }
+        set { settings.withLock { $0.logger = newValue } }
+    }
 
     // MARK: Downloading
 

@@ -21,8 +21,12 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     private let state = Locked(State())
+    /// Called each time a caller joins work that runs already (for metrics).
+    private let joined: (@Sendable () -> Void)?
 
-    init() {}
+    init(joined: (@Sendable () -> Void)? = nil) {
+        self.joined = joined
+    }
 
     /// How many times work has been started (not joined).
     var startedCount: Int { state.withLock { $0.started } }
@@ -57,6 +61,8 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                     }
                     // Every waiter left before the work was recorded.
                     if !attached { task.cancel() }
+                } else {
+                    joined?()
                 }
                 if Task.isCancelled { leave(key, id) }
             }

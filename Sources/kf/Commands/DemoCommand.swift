@@ -28,6 +28,9 @@ struct DemoCommand: AsyncParsableCommand {
         let error: String?
     }
 
+    @OptionGroup(title: "Logging")
+    var logging: LoggingOptions
+
     func run() async throws {
         let directory = URL(fileURLWithPath: output, isDirectory: true)
         let results = directory.appendingPathComponent("results", isDirectory: true)
@@ -46,7 +49,7 @@ struct DemoCommand: AsyncParsableCommand {
         cacheOptions.cacheDir = directory.appendingPathComponent("cache").path
         let cache = try cacheOptions.makeCache()
         try? cache.diskStorage.removeAll()  // a cold start every time
-        let pipeline = Pipeline(cache: cache, concurrency: 8)
+        let pipeline = Pipeline(cache: cache, concurrency: 8, logger: logging.bootstrap())
         let jobs = DemoJob.all(samples: samples)
 
         Console.out("\nRound 1: \(jobs.count) results from \(samples.count) images, nothing cached yet")

@@ -27,6 +27,9 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cache")
     var cacheOptions: CacheOptions
 
+    @OptionGroup(title: "Logging")
+    var logging: LoggingOptions
+
     @Flag(help: "Neither read nor write the disk cache.")
     var noCache = false
 
@@ -78,7 +81,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let destination = try makeDestination()
         let cache = noCache ? CacheOptions.throwaway() : try cacheOptions.makeCache()
-        let pipeline = Pipeline(cache: cache, concurrency: concurrency)
+        let pipeline = Pipeline(cache: cache, concurrency: concurrency, logger: logging.bootstrap())
         let reporter = ProgressReporter(total: sources.count, verb: "fetching")
         for line in badSources { reporter.record(.failed, stderr: "error: \(line)") }
         let ticker = reporter.startTicking()

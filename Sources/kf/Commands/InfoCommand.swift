@@ -18,6 +18,9 @@ struct InfoCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cache")
     var cacheOptions: CacheOptions
 
+    @OptionGroup(title: "Logging")
+    var logging: LoggingOptions
+
     @Flag(help: "Print one JSON object per source.")
     var json = false
 
@@ -32,7 +35,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let cache = try cacheOptions.makeCache()
-        let pipeline = Pipeline(cache: cache, concurrency: 4)
+        let pipeline = Pipeline(cache: cache, concurrency: 4, logger: logging.bootstrap())
         let processor = processing.processor()
         var failed = false
         for text in sources {

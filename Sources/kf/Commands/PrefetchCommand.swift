@@ -24,6 +24,9 @@ struct PrefetchCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cache")
     var cacheOptions: CacheOptions
 
+    @OptionGroup(title: "Logging")
+    var logging: LoggingOptions
+
     @Option(help: "The format the cache stores; original keeps each source's format.")
     var format: OutputFormat = .original
 
@@ -52,12 +55,13 @@ struct PrefetchCommand: AsyncParsableCommand {
     func run() async throws {
         let file = try URLFile(path: urlFile)
         let cache = try cacheOptions.makeCache()
-        let pipeline = Pipeline(cache: cache, concurrency: concurrency)
+        let logger = logging.bootstrap()
+        let pipeline = Pipeline(cache: cache, concurrency: concurrency, logger: logger)
         let errors = DownloadErrorLog()
         pipeline.downloader.delegate = errors
         let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)
         let reasons = LoadFailureReasons()
-        let handlers = [writeFailures.handler, reasons.handler]
+        let handlers = [writeFailures.handler, reasons.handler] + (logger.map { [$0.handler] } ?? [])
         cache.logger = Logger(label: "kf.cache") { _ in MultiplexLogHandler(handlers) }
         let reporter = ProgressReporter(total: file.sources.count + file.badLines.count, verb: "prefetching")
         for line in file.badLines { reporter.record(.failed, stderr: "error: \(line)") }

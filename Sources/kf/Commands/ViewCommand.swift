@@ -53,6 +53,9 @@ struct ViewCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cache")
     var cacheOptions: CacheOptions
 
+    @OptionGroup(title: "Logging")
+    var logging: LoggingOptions
+
     func validate() throws {
         if sources.isEmpty { throw ValidationError("Give at least one SOURCE.") }
         if let size, TerminalGridSize(parsing: size) == nil {
@@ -63,8 +66,9 @@ struct ViewCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let logger = logging.bootstrap()
         if let outputFile {
-            let pipeline = Pipeline(cache: try cacheOptions.makeCache(), concurrency: 4)
+            let pipeline = Pipeline(cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger)
             let url = URL(fileURLWithPath: (outputFile as NSString).expandingTildeInPath)
             let failures = try await ViewSnapshot(manager: pipeline.manager).write(sources, to: url)
             await pipeline.shutdown()
@@ -78,7 +82,7 @@ struct ViewCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let placeholderImage = try loadPlaceholder()
-        let pipeline = Pipeline(cache: try cacheOptions.makeCache(), concurrency: 4)
+        let pipeline = Pipeline(cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger)
         let screen = TerminalScreen()
         let area = drawingArea
         screen.reserve(rows: area.rows)

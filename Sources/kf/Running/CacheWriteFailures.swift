@@ -70,7 +70,7 @@ final class CacheWriteFailures: Sendable {
         let failures: CacheWriteFailures
         var metadata: Logger.Metadata = [:]
         var metadataProvider: Logger.MetadataProvider?
-        var logLevel: Logger.Level = .error
+        var logLevel: Logger.Level = .warning
 
         func log(event: LogEvent) {
             guard let key = event.metadata?["kf.key"], let cause = event.metadata?["kf.cause"] else { return }

@@ -21,7 +21,9 @@ final class LoadFailureReasons: Sendable {
         var logLevel: Logger.Level = .warning
 
         func log(event: LogEvent) {
-            guard event.level == .warning, let key = event.metadata?["kf.key"], let error = event.metadata?["kf.error"]
+            // A warning with `kf.cause` is a failed write (CacheWriteFailures counts those), not why a source failed.
+            guard event.level == .warning, event.metadata?["kf.cause"] == nil, let key = event.metadata?["kf.key"],
+                let error = event.metadata?["kf.error"]
             else { return }
             reasons.reasons.withLock { $0[key.description] = error.description }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import Logging
 
 /// The manager a command works through: its own downloader (so concurrency applies) and cache.
 struct Pipeline {
@@ -7,11 +8,17 @@ struct Pipeline {
     let cache: ImageCache
     let downloader: ImageDownloader
 
-    init(cache: ImageCache, concurrency: Int) {
+    /// - Parameter logger: where the manager, the downloader and the cache log (`--log-level`); `nil` logs nothing.
+    init(cache: ImageCache, concurrency: Int, logger: Logger? = nil) {
         let configuration = ImageDownloader.Configuration(maxConcurrentDownloads: concurrency)
         downloader = ImageDownloader(name: "kf", configuration: configuration)
         self.cache = cache
         manager = KingfisherManager(downloader: downloader, cache: cache)
+        if let logger {
+            manager.logger = logger
+            downloader.logger = logger
+            cache.logger = logger
+        }
     }
 
     /// Shuts the downloader's HTTP client down; call once at the end.

@@ -19,6 +19,12 @@ final class RecordingLog: Sendable {
         return logger
     }
 
+    /// A handler recording here, for a logger made elsewhere.
+    var handler: any LogHandler { Handler(log: self) }
+
+    /// The entries whose message is `message`.
+    func entries(_ message: String) -> [Entry] { entries.filter { $0.message == message } }
+
     fileprivate func append(_ entry: Entry) {
         recorded.withLock { $0.append(entry) }
     }
