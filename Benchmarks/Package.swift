@@ -60,6 +60,12 @@ let package = Package(
             ],
             path: "Sources/ProgressiveTimer"
         ),
+        // A burst of concurrent retrievals of distinct photos (burst.sh).
+        .executableTarget(
+            name: "BurstTimer",
+            dependencies: [.product(name: "Kingfisher", package: rootPackage)],
+            path: "Sources/BurstTimer"
+        ),
         // Server and client for download-vs-curl.sh.
         .executableTarget(
             name: "DownloadVsCurl",
