@@ -9,7 +9,6 @@
 set -euo pipefail
 ROUNDS="${1:-3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PY=/usr/bin/python3
 [ -d /usr/share/wallpapers ] || apt-get install -y plasma-workspace-wallpapers >/dev/null
 
 echo "== building BurstTimer (release)"
@@ -31,30 +30,9 @@ mapfile -t FILES < <(find /usr/share/wallpapers -name '*.jpg' -printf '%s %p\n' 
 N=${#FILES[@]}
 for i in $(seq 0 49); do ln -s "${FILES[$((i % N))]}" "$WORK/www/$i.jpg"; done
 cat "${FILES[@]}" >/dev/null
-PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-if command -v nginx >/dev/null; then
-    cat >"$WORK/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 256; }
-http {
-    access_log off;
-    sendfile on;
-    types { image/jpeg jpg; }
-    server { listen 127.0.0.1:$PORT; root $WORK/www; }
-}
-EOF
-    nginx -c "$WORK/nginx.conf" -p "$WORK" &
-else
-    (cd "$WORK/www" && exec "$PY" -m http.server --bind 127.0.0.1 "$PORT" >/dev/null 2>&1) &
-fi
-SERVER_PID=$!
-for _ in $(seq 100); do
-    "$PY" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/0.jpg').read()" 2>/dev/null && break
-    sleep 0.1
-done
+# shellcheck source=lib/loopback-server.sh
+source "$ROOT/Benchmarks/lib/loopback-server.sh"
+serve_directory "$WORK/www" "$WORK"
 for i in $(seq 0 49); do echo "http://127.0.0.1:$PORT/$i.jpg"; done >"$WORK/urls.txt"
 echo "== 50 URLs, $N distinct photos ($(du -Lcb "$WORK"/www/*.jpg | tail -1 | cut -f1) bytes), load: $(uptime | sed 's/.*load average: //')"
 for round in $(seq "$ROUNDS"); do

@@ -52,37 +52,9 @@ N=${#FILES[@]}
 BYTES=$(du -Lcb "$WORK"/www/*.jpg | tail -1 | cut -f1)
 cat "${FILES[@]}" >/dev/null  # into the page cache before the first round
 
-PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-if command -v nginx >/dev/null; then
-    SERVER=nginx
-    cat >"$WORK/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 256; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 10000;
-    types { image/jpeg jpg; }
-    server {
-        listen 127.0.0.1:$PORT;
-        root $WORK/www;
-    }
-}
-EOF
-    nginx -c "$WORK/nginx.conf" -p "$WORK" &
-else
-    SERVER="python3 -m http.server"
-    (cd "$WORK/www" && exec "$PY" -m http.server --bind 127.0.0.1 "$PORT" >/dev/null 2>&1) &
-fi
-SERVER_PID=$!
-for _ in $(seq 100); do
-    "$PY" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/0.jpg').read()" 2>/dev/null && break
-    sleep 0.1
-done
+# shellcheck source=lib/loopback-server.sh
+source "$ROOT/Benchmarks/lib/loopback-server.sh"
+serve_directory "$WORK/www" "$WORK"
 
 for i in $(seq 0 $((COUNT - 1))); do echo "http://127.0.0.1:$PORT/$((i % N)).jpg?r=$i"; done >"$WORK/urls.txt"
 

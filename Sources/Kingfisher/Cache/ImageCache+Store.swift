@@ -103,40 +103,24 @@ extension ImageCache {
         return .success(data)
     }
 
-    /// Queues the write of already-encoded bytes under `computedKey` on the I/O queue (a barrier) now, so later
-    /// cache operations run after it; `done` gets the failure, if any.
+    /// Queues the write of already-encoded bytes under `computedKey` on the I/O queue now; `done` gets the
+    /// failure, if any, on that queue.
+    ///
+    /// Not a barrier: a prefetch writes many large files, each hashed for its digest, and one at a time they kept
+    /// one core busy while disk lookups waited. A write goes to a temporary file renamed into place, so a concurrent
+    /// read sees the old file or the new one; clearing and removing are barriers, so they run after every write
+    /// queued before them. (Two concurrent writes of one key can leave the size estimate one file off until the
+    /// next measurement.)
     func enqueueWrite(
         _ data: Data, computedKey: String, expiration: StorageExpiration?, writeOptions: Data.WritingOptions = [],
         forcedExtension: String?, done: (@Sendable (KingfisherError?) -> Void)? = nil
     ) {
-        ioQueue.async(flags: .barrier) {
+        ioQueue.async {
             let result = self.writeToDisk(
                 data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
                 forcedExtension: forcedExtension)
             guard let done else { return }
             if case .failure(let error) = result { done(error) } else { done(nil) }
-        }
-    }
-
-    /// Writes `data`, already what `options.cacheSerializer` stores, where ``store(_:original:forKey:options:toDisk:completionHandler:)``
-    /// would write it (`key@<options.processor.identifier>`, the options' disk expiration, write options and
-    /// extension), off the caller's thread; nothing goes to memory. `completion` runs on the I/O queue.
-    ///
-    /// Unlike the other writes it is not a barrier: a prefetch writes many large files, each hashed for its digest,
-    /// and one at a time they kept one core busy while disk lookups waited. A write goes to a temporary file renamed
-    /// into place, so a concurrent read sees the old file or the new one; clearing and removing stay barriers and
-    /// never overlap it. (Two concurrent writes of one key can leave the size estimate one file off until the next
-    /// measurement.)
-    func storeSerializedData(
-        _ data: Data, forKey key: String, options: KingfisherParsedOptionsInfo,
-        completion: @escaping @Sendable (Result<Void, KingfisherError>) -> Void
-    ) {
-        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-        ioQueue.async {
-            completion(
-                self.writeToDisk(
-                    data, forKey: computed, expiration: options.diskCacheExpiration,
-                    writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension))
         }
     }
 

@@ -9,9 +9,6 @@ import NIOPosix
 /// before it takes a thread. The work runs with its owner's ``ImageEngine/Configuration`` (limits) applied. Pools
 /// live for the process; owners with the same concurrency share one.
 enum DecodeExecutor {
-    /// How many threads the default pool has: one per core.
-    static let threadCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
-
     private static let pools = Locked<[Int: NIOThreadPool]>([:])
 
     /// The pool with `threads` threads, started on first use.

@@ -62,6 +62,11 @@ extension ImageEngine {
             set { shared.withLock { $0 = newValue } }
         }
 
+        /// Changes ``default`` in one step, so concurrent changes of different settings do not undo each other.
+        static func changeDefault(_ change: (inout Configuration) -> Void) {
+            shared.withLock { change(&$0) }
+        }
+
         /// The configuration the decode running on this thread was started with (the executor sets it for the
         /// work it runs), else ``default``.
         static var current: Configuration {

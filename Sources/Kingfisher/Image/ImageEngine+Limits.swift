@@ -9,7 +9,7 @@ extension ImageEngine {
     /// 25 frames a second); values below 1 are treated as 1.
     public static var maximumFrameCount: Int {
         get { Configuration.default.maximumFrameCount }
-        set { Configuration.default.maximumFrameCount = newValue }
+        set { Configuration.changeDefault { $0.maximumFrameCount = newValue } }
     }
 
     /// How long one decode, or one processing run, may compute pixels before it is stopped with
@@ -20,7 +20,7 @@ extension ImageEngine {
     /// at once when that, scaled to its full size, would overrun the limit.
     public static var timeLimit: TimeLimit {
         get { Configuration.default.timeLimit }
-        set { Configuration.default.timeLimit = newValue }
+        set { Configuration.changeDefault { $0.timeLimit = newValue } }
     }
 
     /// A time limit that grows with the work a run does: ``minimum`` seconds, plus ``perMegapixel`` seconds for

@@ -12,7 +12,7 @@ public enum ImageEngine {
     /// before any pixel memory is allocated. 100 megapixels by default; values below 1 are treated as 1.
     public static var maximumPixelCount: Int {
         get { Configuration.default.maximumPixelCount }
-        set { Configuration.default.maximumPixelCount = newValue }
+        set { Configuration.changeDefault { $0.maximumPixelCount = newValue } }
     }
 
     /// The libvips version this process loaded, e.g. `"8.14.1"`, or `"unavailable"` if it failed to start.

@@ -79,11 +79,15 @@ extension ImagePrefetcher {
             retrieve(index)
             return
         }
-        cache.storeSerializedData(serialized, forKey: sources[index].cacheKey, options: options) { stored in
-            switch stored {
-            case .success: self.finish(index, .completed)
-            case .failure: self.finish(index, .failed)  // the cache logged why
-            }
+        // Where the manager's store writes it: `key@<processor>`, the options' expiration, write options, extension.
+        let computed = ImageCache.computedKey(
+            forKey: sources[index].cacheKey, processorIdentifier: options.processor.identifier)
+        cache.enqueueWrite(
+            serialized, computedKey: computed, expiration: options.diskCacheExpiration,
+            writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension
+        ) { failure in
+            // On a failure the cache logged why.
+            self.finish(index, failure == nil ? .completed : .failed)
         }
     }
 }

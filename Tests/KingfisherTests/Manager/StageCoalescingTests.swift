@@ -127,7 +127,7 @@ struct DecodeStageBoundTests {
                 #expect(results.allSatisfy { $0 })
                 #expect(probe.runs == 40)
                 #expect(probe.mostAtOnce >= 1)
-                #expect(probe.mostAtOnce <= DecodeExecutor.threadCount)
+                #expect(probe.mostAtOnce <= ImageEngine.Configuration.default.decodeConcurrency)
             }
         }
     }
