@@ -21,6 +21,8 @@ final class DownloadWaiter: Sendable {
     let progressBlock: DownloadProgressBlock?
     /// The caller's handle: previews stop when it is cancelled.
     let handle: DownloadTask
+    /// The caller's task priority when it joined: the shared download runs at the highest of its waiters'.
+    let priority: TaskPriority
     private let continuation: DeliverOnce<Result<ImageLoadingResult, KingfisherError>>
 
     init(
@@ -31,6 +33,7 @@ final class DownloadWaiter: Sendable {
         self.options = options
         self.progressBlock = progressBlock
         self.handle = handle
+        self.priority = Task.currentPriority
         self.continuation = DeliverOnce(resume)
     }
 

@@ -44,7 +44,8 @@ extension ImageDownloader {
         let key = RequestKey(request)
         let priority = caller.options.downloadPriority
         let limit = configuration.maxConcurrentDownloads
-        return scheduler.withLock { scheduler in
+        let joined = scheduler.withLock {
+            scheduler -> (task: SessionDataTask, token: SessionDataTask.CancelToken, isNew: Bool, startNow: Bool) in
             if let existing = scheduler.tasks[key], let token = existing.state.withLock({ $0.add(caller) }) {
                 if let index = scheduler.queue.firstIndex(where: { $0.task === existing }) {
                     scheduler.queue[index].priority = max(scheduler.queue[index].priority, priority)
@@ -66,6 +67,11 @@ extension ImageDownloader {
             scheduler.sequence += 1
             return (task, token, true, false)
         }
+        // A shared download (and the decodes it runs) takes the highest task priority of its callers.
+        if !joined.isNew, let driver = joined.task.state.withLock({ $0.escalation(for: caller.priority) }) {
+            driver.escalatePriority(to: caller.priority)
+        }
+        return joined
     }
 
     /// Records the queue's depth and the running downloads, under the scheduler's lock so that a backend's last
@@ -81,7 +87,8 @@ extension ImageDownloader {
             taskEnded(task, heldSlot: true)
             return
         }
-        let fetch = Task { await self.run(task) }
+        let priority = task.state.withLock { $0.priority }
+        let fetch = Task(priority: priority) { await self.run(task) }
         if !task.state.withLock({ $0.attachFetch(fetch) }) {
             fetch.cancel()
         }

@@ -28,6 +28,10 @@ extension SessionDataTask {
         private(set) var expected: Int64 = -1
         /// Whether the task ended because its waiters cancelled.
         private(set) var wasCancelled = false
+        /// The highest task priority of the waiters so far: the fetch and its decodes run at it.
+        private(set) var priority: TaskPriority?
+        /// The task fetching and then processing, once created, and the priority it runs at.
+        private var driver: (task: Task<Void, Never>, priority: TaskPriority?)?
 
         var isFinished: Bool {
             if case .finished = phase { return true }
@@ -45,7 +49,16 @@ extension SessionDataTask {
             let token = nextToken
             nextToken += 1
             waiters.append((token, waiter))
+            priority = max(priority ?? waiter.priority, waiter.priority)
             return token
+        }
+
+        /// The fetch to escalate after a waiter of `priority` joined: the running or processing task, when it
+        /// runs below that.
+        mutating func escalation(for priority: TaskPriority) -> Task<Void, Never>? {
+            guard let driver, !isFinished, priority > (driver.priority ?? .low) else { return nil }
+            self.driver?.priority = priority
+            return driver.task
         }
 
         /// Removes the waiter with `token`; the HTTP work stops when it was the last one.
@@ -94,6 +107,7 @@ extension SessionDataTask {
         mutating func attachFetch(_ fetch: Task<Void, Never>) -> Bool {
             guard case .running = phase else { return false }
             phase = .running(fetch)
+            driver = (fetch, priority)
             return true
         }
 

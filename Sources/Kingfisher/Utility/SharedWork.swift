@@ -4,12 +4,15 @@ import KingfisherLocking
 /// arriving while it runs wait for the same value, and the key is free again once the value is handed out.
 ///
 /// A caller whose task is cancelled stops waiting at once (it gets `nil`); the work itself is cancelled only when
-/// every waiter has gone. The work runs in a task of its own at the priority of the caller that started it.
+/// every waiter has gone. The work runs in a task of its own at the priority of the caller that started it, escalated
+/// to a joining caller's priority when that is higher: shared work runs at the highest priority of its waiters.
 final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         /// Which start this is: a value of cancelled work never reaches a later start's waiters.
         let generation: Int
         var work: Task<Void, Never>?
+        /// The highest priority of the callers that asked for it.
+        var priority: TaskPriority
         var waiters: [Int: CheckedContinuation<Value?, Never>] = [:]
     }
 
@@ -41,28 +44,39 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
+        let priority = Task.currentPriority
         return await withTaskCancellationHandler {
             await withSanitizedCheckedContinuation { continuation in
-                let generation = state.withLock { state -> Int? in
-                    if state.entries[key] != nil {
-                        state.entries[key]?.waiters[id] = continuation
-                        return nil
+                let (generation, escalate) = state.withLock { state -> (Int?, Task<Void, Never>?) in
+                    if var entry = state.entries[key] {
+                        entry.waiters[id] = continuation
+                        let raises = priority > entry.priority
+                        entry.priority = max(entry.priority, priority)
+                        state.entries[key] = entry
+                        return (nil, raises ? entry.work : nil)
                     }
                     state.started += 1
-                    state.entries[key] = Entry(generation: state.started, waiters: [id: continuation])
-                    return state.started
+                    state.entries[key] = Entry(
+                        generation: state.started, priority: priority, waiters: [id: continuation])
+                    return (state.started, nil)
                 }
                 if let generation {
-                    let task = Task { [self] in finish(key, generation, with: await work()) }
-                    let attached = state.withLock { state -> Bool in
-                        guard state.entries[key]?.generation == generation else { return false }
+                    let task = Task(priority: priority) { [self] in finish(key, generation, with: await work()) }
+                    let attached = state.withLock { state -> TaskPriority? in
+                        guard state.entries[key]?.generation == generation else { return nil }
                         state.entries[key]?.work = task
-                        return true
+                        return state.entries[key]?.priority
                     }
-                    // Every waiter left before the work was recorded.
-                    if !attached { task.cancel() }
+                    if let attached {
+                        // A caller of higher priority joined before the task was recorded.
+                        if attached > priority { task.escalatePriority(to: attached) }
+                    } else {
+                        // Every waiter left before the work was recorded.
+                        task.cancel()
+                    }
                 } else {
                     joined?()
+                    escalate?.escalatePriority(to: priority)
                 }
                 if Task.isCancelled { leave(key, id) }
             }

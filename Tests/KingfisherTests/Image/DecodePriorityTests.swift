@@ -1,0 +1,213 @@
+import Foundation
+import KingfisherLocking
+import KingfisherTestSupport
+import Testing
+
+@testable import Kingfisher
+
+/// The decode stage takes waiting work by task priority, and shared work runs at the highest priority of its
+/// waiters (the shared decode of `SharedWork`, and a shared download's decodes).
+@Suite(.timeLimit(.minutes(1)))
+struct DecodePriorityTests {
+    @Test func waitingJobsRunHighestPriorityFirstAndInOrderAmongEquals() async {
+        let lane = DecodeLane(threads: 1)
+        let blocker = Blocker(lane: lane, threads: 1)
+        let log = OrderLog()
+        let done = Countdown(5)
+        // Given the only thread busy, five jobs queued in this order
+        for (name, priority) in [
+            ("low", TaskPriority.low), ("medium", .medium), ("high-1", .high), ("background", .background),
+            ("high-2", .high),
+        ] {
+            lane.submit(priority: priority) {
+                log.append(name)
+                done.tick()
+            }
+        }
+        #expect(lane.waitingCount == 5)
+        // When the thread frees
+        blocker.release()
+        await done.wait()
+        // Then they ran by priority, first come first among equals
+        #expect(log.entries == ["high-1", "high-2", "medium", "low", "background"])
+    }
+
+    @Test func sharedWorkThatAHigherPriorityCallerJoinsOvertakesWorkQueuedBeforeIt() async {
+        let lane = DecodeLane(threads: 1)
+        let blocker = Blocker(lane: lane, threads: 1)
+        let log = OrderLog()
+        let shared = SharedWork<String, Int>()
+        // Given the only thread busy, a shared decode queued at low priority, then another job at medium priority
+        let first = Task(priority: .low) {
+            await shared.value(for: "photo") {
+                await DecodeExecutor.run(
+                    {
+                        log.append("shared")
+                        return 1
+                    }, in: lane)
+            }
+        }
+        await waitUntil { lane.waitingCount == 1 }
+        let other = Task(priority: .medium) {
+            await DecodeExecutor.run({ log.append("other") }, in: lane)
+        }
+        await waitUntil { lane.waitingCount == 2 }
+        #expect(lane.waitingPriorities == [.low, .medium])
+        // When a high-priority caller joins the shared decode
+        let second = Task(priority: .high) { await shared.value(for: "photo") { 2 } }
+        await waitUntil { lane.waitingPriorities.contains(.high) }
+        blocker.release()
+        // Then the shared decode ran first, once, and both callers got its value
+        #expect(await first.value == 1)
+        #expect(await second.value == 1)
+        await other.value
+        #expect(log.entries == ["shared", "other"])
+        #expect(shared.startedCount == 1)
+    }
+
+    @Test func workNobodyJoinedKeepsItsPriority() async {
+        let lane = DecodeLane(threads: 1)
+        let blocker = Blocker(lane: lane, threads: 1)
+        let log = OrderLog()
+        let shared = SharedWork<String, Int>()
+        // Given a low-priority shared decode and a medium-priority job queued behind a busy thread
+        let first = Task(priority: .low) {
+            await shared.value(for: "photo") {
+                await DecodeExecutor.run(
+                    {
+                        log.append("shared")
+                        return 1
+                    }, in: lane)
+            }
+        }
+        await waitUntil { lane.waitingCount == 1 }
+        let other = Task(priority: .medium) { await DecodeExecutor.run({ log.append("other") }, in: lane) }
+        await waitUntil { lane.waitingCount == 2 }
+        // When a caller of the same low priority joins, and the thread frees
+        let second = Task(priority: .low) { await shared.value(for: "photo") { 2 } }
+        await waitUntil { shared.waitingCount == 2 }
+        blocker.release()
+        _ = await (first.value, second.value, other.value)
+        // Then the medium-priority job went first
+        #expect(log.entries == ["other", "shared"])
+    }
+
+    @Test func aSharedDownloadDecodesAtTheHighestPriorityOfItsCallers() async throws {
+        // A concurrency no other test uses, so that this test owns the process-wide lane of that size.
+        let threads = 3
+        var engine = ImageEngine.Configuration.default
+        engine.decodeConcurrency = threads
+        engine.largeDecodesOneAtATime = false
+        var configuration = ImageDownloader.Configuration()
+        configuration.engine = engine
+        try await withDownloader(configuration: configuration) { server, downloader in
+            server.route("/photo.png", .ok(Fixtures.png(width: 40, height: 30)))
+            let lane = DecodeExecutor.lane(threads: threads)
+            let blocker = Blocker(lane: lane, threads: threads)
+            let log = OrderLog()
+            let recorder = RecordingProcessor(log: log)
+            // Given every decode thread busy, the photo downloaded at low priority and waiting to be decoded
+            let low = Task(priority: .low) {
+                try await downloader.downloadImage(with: server.url("/photo.png"), options: [.processor(recorder)])
+            }
+            await waitUntil { lane.waitingCount == 1 }
+            // and another decode queued behind it at medium priority
+            let other = Task(priority: .medium) {
+                await DecodeExecutor.run({ log.append("other") }, in: lane)
+            }
+            await waitUntil { lane.waitingCount == 2 }
+            // When a high-priority caller asks for the same photo while it waits
+            let high = Task(priority: .high) {
+                try await downloader.downloadImage(with: server.url("/photo.png"), options: [.processor(recorder)])
+            }
+            await waitUntil { lane.waitingPriorities.contains(.high) }
+            // and one decode thread frees (the others stay busy, so the waiting jobs run one after the other)
+            blocker.release(1)
+            await other.value
+            // Then it took the shared download's decode first, not the medium-priority job queued before the join
+            #expect(Array(log.entries.prefix(2)) == ["photo", "other"])
+            blocker.release()
+            _ = try await (low.value, high.value)
+            // and the photo was fetched once
+            #expect(server.hits("/photo.png") == 1)
+        }
+    }
+}
+
+/// Holds every thread of a lane until released.
+private final class Blocker: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let threads: Int
+    private let released = Locked(0)
+
+    init(lane: DecodeLane, threads: Int) {
+        self.threads = threads
+        let started = DispatchSemaphore(value: 0)
+        for _ in 0..<threads {
+            lane.submit(priority: .high) { [gate] in
+                started.signal()
+                gate.wait()
+            }
+        }
+        for _ in 0..<threads { started.wait() }
+    }
+
+    /// Frees `count` threads (all of them by default; each at most once over every call).
+    func release(_ count: Int? = nil) {
+        let count = min(count ?? threads, threads - released.withLock { $0 })
+        released.withLock { $0 += count }
+        for _ in 0..<count { gate.signal() }
+    }
+}
+
+private final class OrderLog: Sendable {
+    private let state = Locked<[String]>([])
+    var entries: [String] { state.withLock { $0 } }
+    func append(_ entry: String) { state.withLock { $0.append(entry) } }
+}
+
+/// A processor that notes each run in a log.
+private struct RecordingProcessor: ImageProcessor {
+    let identifier = "test.recording-order"
+    let log: OrderLog
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        log.append("photo")
+        return DefaultImageProcessor.default.process(item: item, options: options)
+    }
+}
+
+private final class Countdown: Sendable {
+    private let state: Locked<(left: Int, waiter: CheckedContinuation<Void, Never>?)>
+
+    init(_ count: Int) { state = Locked((count, nil)) }
+
+    func tick() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.left -= 1
+            guard state.left == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                guard state.left > 0 else { return true }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
+/// Polls `condition` every few milliseconds, for at most 20 s.
+private func waitUntil(_ condition: @Sendable () -> Bool) async {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !condition(), ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+}
