@@ -33,6 +33,8 @@ let package = Package(
         ),
         // <sys/xattr.h>, which Glibc's module leaves out: the disk cache stores each file's digest as an attribute.
         .systemLibrary(name: "CFileAttributes"),
+        // CRC-32C with the CPU's instruction: the checksum the disk cache keeps beside each file.
+        .target(name: "CChecksum"),
         // The one lock of the package (a pthread mutex ThreadSanitizer can see), shared by every target.
         .target(name: "KingfisherLocking", swiftSettings: strictSettings),
         .target(
@@ -41,6 +43,7 @@ let package = Package(
                 "KingfisherLocking",
                 "CVips",
                 "CFileAttributes",
+                "CChecksum",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -93,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "KingfisherTests",
             dependencies: [
-                "KingfisherLocking",
+                "KingfisherLocking", "CChecksum", "CFileAttributes",
                 "Kingfisher", "CVips", "KingfisherTestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -1,3 +1,4 @@
+import CChecksum
 import CFileAttributes
 import Crypto
 import Foundation
@@ -12,40 +13,59 @@ import Foundation
 
 /// How a cache file shows that its bytes are the ones that were stored.
 ///
-/// Each write puts the SHA-256 of the bytes in an extended attribute of the temporary file before it is renamed
-/// into place, so the digest and the bytes arrive together. A read hashes what it read and compares. A file
-/// without the attribute (written by an older version, copied without extended attributes, or on a file system
-/// that has none) is checked by the end of its image data instead (``ImageDataEnd``): cheaper, and it catches
-/// the usual damage (a cut, a lost tail) but not bytes changed in place.
+/// Each write puts the CRC-32C of the bytes in an extended attribute of the temporary file before it is renamed
+/// into place, so the checksum and the bytes arrive together. A read checksums what it read and compares. CRC-32C
+/// (the checksum ext4 and Btrfs keep for their metadata) catches cuts, lost tails, garbage and flipped bits; it is
+/// computed by a CPU instruction at about 10 GB/s, where the SHA-256 earlier versions stored cost a fifth of the
+/// CPU time of warming a cache with original bytes. Nothing here defends against someone who can write the cache
+/// directory (they could rewrite any digest beside the bytes), so a cryptographic hash bought nothing.
+///
+/// Files written by earlier versions carry a SHA-256 (``legacyAttributeName``) and are checked against it. A file
+/// with neither (copied without extended attributes, or on a file system that has none) is checked by the end of
+/// its image data instead (``ImageDataEnd``): it catches the usual damage (a cut, a lost tail) but not bytes
+/// changed in place.
 enum CacheFileIntegrity {
-    /// The extended attribute holding the digest.
-    static let attributeName = "user.kingfisher.sha256"
+    /// The extended attribute holding the CRC-32C, four bytes, big-endian.
+    static let attributeName = "user.kingfisher.crc32c"
+    /// The attribute earlier versions wrote: the SHA-256 of the bytes.
+    static let legacyAttributeName = "user.kingfisher.sha256"
+
+    /// A checksum read from a file's attributes.
+    enum StoredChecksum: Equatable, Sendable {
+        case crc32c(UInt32)
+        case sha256([UInt8])
+    }
 
     /// What a read found.
     enum Verdict: Equatable {
-        /// The bytes match their digest, or (with no digest) their image data ends where it should.
+        /// The bytes match their checksum, or (with none) their image data ends where it should.
         case intact
         /// The bytes are not the ones stored; the reason says how it was seen.
         case damaged(String)
     }
 
-    static func digest(of data: Data) -> [UInt8] {
-        Array(SHA256.hash(data: data))
+    static func checksum(of data: Data) -> UInt32 {
+        data.withUnsafeBytes { bytes in kf_crc32c(bytes.baseAddress, bytes.count) }
     }
 
-    /// Checks `data` against `storedDigest`, or by its image data's end when there is none.
-    static func verdict(for data: Data, storedDigest: [UInt8]?) -> Verdict {
-        if let storedDigest {
-            return digest(of: data) == storedDigest
-                ? .intact : .damaged("its bytes do not match the digest stored with them")
+    /// Checks `data` against `stored`, or by its image data's end when there is none.
+    static func verdict(for data: Data, stored: StoredChecksum?) -> Verdict {
+        let matches: Bool
+        switch stored {
+        case .crc32c(let value): matches = checksum(of: data) == value
+        case .sha256(let digest): matches = Array(SHA256.hash(data: data)) == digest
+        case nil:
+            return ImageDataEnd.isComplete(data)
+                ? .intact : .damaged("its image data ends early or is followed by garbage")
         }
-        return ImageDataEnd.isComplete(data) ? .intact : .damaged("its image data ends early or is followed by garbage")
+        return matches ? .intact : .damaged("its bytes do not match the checksum stored with them")
     }
 
-    /// Attaches `digest` to the open file; best effort: a file system without extended attributes keeps the file
-    /// without one, and reads fall back to the end-of-data check.
-    static func attach(_ digest: [UInt8], toDescriptor descriptor: Int32) {
-        digest.withUnsafeBytes { bytes in
+    /// Attaches the checksum of `data` to the open file; best effort: a file system without extended attributes
+    /// keeps the file without one, and reads fall back to the end-of-data check.
+    static func attachChecksum(of data: Data, toDescriptor descriptor: Int32) {
+        var bigEndian = checksum(of: data).bigEndian
+        withUnsafeBytes(of: &bigEndian) { bytes in
             #if canImport(Darwin)
                 _ = fsetxattr(descriptor, attributeName, bytes.baseAddress, bytes.count, 0, 0)
             #else
@@ -54,16 +74,23 @@ enum CacheFileIntegrity {
         }
     }
 
-    /// The digest attached to the open file, or `nil` when it has none (or not one of the right length).
-    static func storedDigest(descriptor: Int32) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let length = buffer.withUnsafeMutableBytes { bytes in
+    /// The checksum attached to the open file, or `nil` when it has none (or not one of the right length).
+    static func storedChecksum(descriptor: Int32) -> StoredChecksum? {
+        if let bytes = attribute(attributeName, length: 4, descriptor: descriptor) {
+            return .crc32c(bytes.reduce(0) { $0 << 8 | UInt32($1) })
+        }
+        return attribute(legacyAttributeName, length: 32, descriptor: descriptor).map(StoredChecksum.sha256)
+    }
+
+    private static func attribute(_ name: String, length: Int, descriptor: Int32) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: length)
+        let read = buffer.withUnsafeMutableBytes { bytes in
             #if canImport(Darwin)
-                fgetxattr(descriptor, attributeName, bytes.baseAddress, bytes.count, 0, 0)
+                fgetxattr(descriptor, name, bytes.baseAddress, bytes.count, 0, 0)
             #else
-                fgetxattr(descriptor, attributeName, bytes.baseAddress, bytes.count)
+                fgetxattr(descriptor, name, bytes.baseAddress, bytes.count)
             #endif
         }
-        return length == 32 ? buffer : nil
+        return read == length ? buffer : nil
     }
 }

@@ -29,13 +29,13 @@ struct FileIdentity: Sendable, Equatable {
     let inode: UInt64
 }
 
-/// A cache file read whole through one descriptor: its bytes, metadata and digest all belong to the same file,
+/// A cache file read whole through one descriptor: its bytes, metadata and checksum all belong to the same file,
 /// even if another writer renames a new one over its name meanwhile.
 struct CacheFileContents {
     let data: Data
     let meta: CacheFileMeta
-    /// The SHA-256 stored with the bytes, if the file has one (see ``CacheFileIntegrity``).
-    let storedDigest: [UInt8]?
+    /// The checksum stored with the bytes, if the file has one (see ``CacheFileIntegrity``).
+    let storedChecksum: CacheFileIntegrity.StoredChecksum?
 }
 
 /// The few POSIX calls the disk storage needs beyond `FileManager`: one-syscall metadata, setting both dates at
@@ -68,7 +68,7 @@ enum CacheFileSystem {
         )
     }
 
-    /// Reads the regular file at `path` whole, with its metadata and stored digest; `nil` when there is no file
+    /// Reads the regular file at `path` whole, with its metadata and stored checksum; `nil` when there is no file
     /// (or something other than a regular file) there.
     static func read(atPath path: String) throws(POSIXErrorBox) -> CacheFileContents? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -101,7 +101,7 @@ enum CacheFileSystem {
         if let failure { throw failure }
         if length < data.count { data.removeSubrange(length...) }
         return CacheFileContents(
-            data: data, meta: meta, storedDigest: CacheFileIntegrity.storedDigest(descriptor: descriptor))
+            data: data, meta: meta, storedChecksum: CacheFileIntegrity.storedChecksum(descriptor: descriptor))
     }
 
     /// Sets the access and modification dates of the file at `path`.
@@ -110,7 +110,7 @@ enum CacheFileSystem {
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw POSIXErrorBox.current() }
     }
 
-    /// Creates a new file at `path` holding `data`, with both dates and the data's digest set before it is closed.
+    /// Creates a new file at `path` holding `data`, with both dates and the data's checksum set before it is closed.
     ///
     /// Plain POSIX calls: `Data.write(to:)` on Linux is about 25 times slower for small files.
     static func createFile(
@@ -134,7 +134,7 @@ enum CacheFileSystem {
             }
         }
         if failure == nil {
-            CacheFileIntegrity.attach(CacheFileIntegrity.digest(of: data), toDescriptor: descriptor)
+            CacheFileIntegrity.attachChecksum(of: data, toDescriptor: descriptor)
             var times = [posixTime(lastAccess), posixTime(expiresAt)]
             if futimens(descriptor, &times) != 0 { failure = POSIXErrorBox.current() }
         }

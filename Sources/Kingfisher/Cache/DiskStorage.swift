@@ -122,7 +122,7 @@ public enum DiskStorage {
 
         /// The value stored under `key`, or `nil` when there is none or it has expired.
         ///
-        /// The bytes are checked against the digest stored with them (or, for a file without one, by the end of
+        /// The bytes are checked against the checksum stored with them (or, for a file without one, by the end of
         /// their image data; see ``isIntact(forKey:forcedExtension:)``). A damaged file is removed, logged to
         /// ``logger``, and read as a miss, so the caller fetches the value again; its expiration is not extended.
         /// - Parameter extendingExpiration: what the read does to the expiration. `.cacheTime` (the same
@@ -146,7 +146,7 @@ public enum DiskStorage {
             }
         }
 
-        /// Whether the unexpired file under `key` holds the bytes that were stored: its digest matches, or, for a
+        /// Whether the unexpired file under `key` holds the bytes that were stored: its checksum matches, or, for a
         /// file stored without one, its image data ends as its format ends. Reads the whole file; a damaged one is
         /// removed (as ``value(forKey:forcedExtension:extendingExpiration:)`` does). `false` on a miss. Ours:
         /// for checks that would otherwise trust a file's existence, such as a prefetch deciding to skip.
@@ -165,7 +165,7 @@ public enum DiskStorage {
                 throw .cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
             }
             guard let contents, contents.meta.expiresAt > now else { return nil }
-            switch CacheFileIntegrity.verdict(for: contents.data, storedDigest: contents.storedDigest) {
+            switch CacheFileIntegrity.verdict(for: contents.data, stored: contents.storedChecksum) {
             case .intact:
                 return contents
             case .damaged(let reason):

@@ -119,9 +119,13 @@ extension ImageCache {
             guard let image else {
                 // Garbage where an image was (a bad write by another tool, a damaged disk): drop it.
                 logUndecodableFile(computedKey: computed, bytes: data.count)
+                // Removed before the miss is reported, so a caller that checks the cache next sees it gone.
                 let forcedExtension = options.forcedExtension
-                ioQueue.async(flags: .barrier) {
-                    try? self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
+                await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    ioQueue.async(flags: .barrier) {
+                        try? self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
+                        continuation.resume()
+                    }
                 }
                 return .success(nil)
             }

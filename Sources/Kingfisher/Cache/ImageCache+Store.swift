@@ -106,7 +106,7 @@ extension ImageCache {
     /// Queues the write of already-encoded bytes under `computedKey` on the I/O queue now; `done` gets the
     /// failure, if any, on that queue.
     ///
-    /// Not a barrier: a prefetch writes many large files, each hashed for its digest, and one at a time they kept
+    /// Not a barrier: a prefetch writes many large files, each checksummed, and one at a time they kept
     /// one core busy while disk lookups waited. A write goes to a temporary file renamed into place, so a concurrent
     /// read sees the old file or the new one; clearing and removing are barriers, so they run after every write
     /// queued before them. (Two concurrent writes of one key can leave the size estimate one file off until the

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Whether image data ends the way its format ends: the check for cache files stored without a digest.
+/// Whether image data ends the way its format ends: the check for cache files stored without a checksum.
 ///
 /// It reads a few bytes at the end (a walk over top-level boxes for HEIF/AVIF, a length for WebP), never the
 /// whole file. It catches a file cut short or with its tail lost; garbage in the middle, or after a valid end, is
-/// caught only by the digest (see ``CacheFileIntegrity``) or by decoding. Formats without a reliable end (TIFF,
+/// caught only by the checksum (see ``CacheFileIntegrity``) or by decoding. Formats without a reliable end (TIFF,
 /// BMP, SVG) and data of no known format count as complete.
 enum ImageDataEnd {
     /// How far from the end a JPEG's EOI or a PNG's IEND may be (encoders and servers sometimes pad).

@@ -17,7 +17,7 @@ extension ImageDownloader {
         let started = ContinuousClock.now
         let (fetched, response) = await fetch(task)
         let succeeded = (try? fetched.get()) != nil
-        var callers = task.state.withLock { $0.complete(acceptingLateCallers: succeeded) }
+        let callers = task.state.withLock { $0.complete(acceptingLateCallers: succeeded) }
         report(task, fetched: fetched, response: response, callers: callers, elapsed: ContinuousClock.now - started)
         defer {
             forget(task)
@@ -39,15 +39,7 @@ extension ImageDownloader {
             }
             return
         }
-        while !callers.isEmpty {
-            var late: [DownloadWaiter] = []
-            await process(data, of: task, for: callers) {
-                // Before the last callers hear: a caller that goes on to ask again must make a new request.
-                late = task.state.withLock { $0.takeLateCallers() }
-                if late.isEmpty { forget(task) }
-            }
-            callers = late
-        }
+        await process(data, of: task, for: callers)
     }
 
     /// The body as the delegate's `imageDownloader(_:didDownload:with:)` returns it; `dataModifyingFailed` for `nil`.
@@ -60,30 +52,34 @@ extension ImageDownloader {
     }
 
     /// Decodes and processes the data once per distinct processor and image options, then delivers, each group as
-    /// it is done; `beforeLastDelivery` runs before the last group hears. As in Kingfisher, the result and the
-    /// delegate name the URL of the request sent (after the request modifier).
-    private func process(
-        _ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadWaiter], beforeLastDelivery: () -> Void
-    ) async {
+    /// it is done. Callers that join meanwhile share the run of their group when it is the one in progress, else
+    /// wait for their own; when the last group is done and nobody joined, the task is forgotten before it delivers,
+    /// so a caller that goes on to ask again makes a new request. As in Kingfisher, the result and the delegate
+    /// name the URL of the request sent (after the request modifier).
+    private func process(_ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadWaiter]) async {
         let delegate = self.delegate
         let data = fetched.data
-        var groups: [ProcessingKey: [DownloadWaiter]] = [:]
-        var order: [ProcessingKey] = []
-        for caller in callers {
-            let key = ProcessingKey(caller.options)
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(caller)
-        }
-        for key in order {
-            guard let group = groups[key], let options = group.first?.options else { continue }
+        var queue = ProcessingQueue()
+        queue.add(callers)
+        while let (key, options) = queue.next() {
             let metrics = self.metrics
             let result = await DecodeExecutor.run(
                 on: options.processingQueue, decoding: data, engine: options.engine ?? configuration.engine
             ) {
                 metrics.timeProcessing { ProcessingStage.image(from: data, options: options) }
             }
-            if key == order.last { beforeLastDelivery() }
-            for caller in group {
+            // Callers that joined meanwhile: those of this group take this result, the others queue for a run of
+            // their own. The task finishes when this was the last group and nobody else joined.
+            while true {
+                let isLast = queue.isEmpty(after: key)
+                let late = task.state.withLock { $0.takeLateCallers(finishingIfNone: isLast) }
+                guard !late.isEmpty else {
+                    if isLast { forget(task) }
+                    break
+                }
+                queue.add(late)
+            }
+            for caller in queue.take(key) {
                 switch result {
                 case .success(let image):
                     delegate?.imageDownloader(
@@ -96,5 +92,37 @@ extension ImageDownloader {
                 }
             }
         }
+    }
+}
+
+/// The callers of one body, grouped by what they need done to it, in the order the groups first appeared. A group
+/// stays in the queue while it runs, so callers who join it meanwhile share its result.
+private struct ProcessingQueue {
+    private var groups: [ProcessingKey: [DownloadWaiter]] = [:]
+    private var order: [ProcessingKey] = []
+
+    mutating func add(_ callers: [DownloadWaiter]) {
+        for caller in callers {
+            let key = ProcessingKey(caller.options)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(caller)
+        }
+    }
+
+    /// The group to run next and the options it runs with.
+    func next() -> (key: ProcessingKey, options: KingfisherParsedOptionsInfo)? {
+        guard let key = order.first, let options = groups[key]?.first?.options else { return nil }
+        return (key, options)
+    }
+
+    /// Whether no group but `key` is waiting.
+    func isEmpty(after key: ProcessingKey) -> Bool {
+        order.allSatisfy { $0 == key }
+    }
+
+    /// Removes the group of `key` and returns its callers.
+    mutating func take(_ key: ProcessingKey) -> [DownloadWaiter] {
+        order.removeAll { $0 == key }
+        return groups.removeValue(forKey: key) ?? []
     }
 }

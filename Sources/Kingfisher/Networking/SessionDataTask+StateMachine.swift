@@ -112,7 +112,7 @@ extension SessionDataTask {
         }
 
         /// Ends the fetch and hands back the callers waiting for the data. With `acceptingLateCallers`, callers can
-        /// still join while the data is processed (see ``takeLateCallers()``); otherwise the task is finished.
+        /// still join while the data is processed (see ``takeLateCallers(finishingIfNone:)``); otherwise the task is finished.
         mutating func complete(acceptingLateCallers: Bool) -> [DownloadWaiter] {
             guard !isFinished else { return [] }
             phase = acceptingLateCallers ? .processing : .finished
@@ -120,12 +120,12 @@ extension SessionDataTask {
             return waiters.map(\.waiter)
         }
 
-        /// The callers that joined since the last call; when there are none, the task is finished (later callers
-        /// need a new request).
-        mutating func takeLateCallers() -> [DownloadWaiter] {
+        /// The callers that joined since the last call. When there are none and `finishingIfNone`, the task is
+        /// finished (later callers need a new request).
+        mutating func takeLateCallers(finishingIfNone: Bool = true) -> [DownloadWaiter] {
             guard case .processing = phase else { return [] }
             guard !waiters.isEmpty else {
-                phase = .finished
+                if finishingIfNone { phase = .finished }
                 return []
             }
             defer { waiters = [] }

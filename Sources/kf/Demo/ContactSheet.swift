@@ -18,6 +18,12 @@ struct ContactSheet {
     /// The rendered sheet.
     func render() throws -> KFCrossPlatformImage {
         let svg = try markup()
+        // The markup is kf's own, around images that are already decoded: the time limit that guards against
+        // hostile SVG would only turn a moment of a loaded machine into a failure. Nothing else decodes meanwhile
+        // (every caller draws its sheet after its retrievals), so lifting the process-wide limit is safe.
+        let limit = ImageEngine.timeLimit
+        ImageEngine.timeLimit = .unlimited
+        defer { ImageEngine.timeLimit = limit }
         do {
             return try KFCrossPlatformImage(decoding: Data(svg.utf8))
         } catch {

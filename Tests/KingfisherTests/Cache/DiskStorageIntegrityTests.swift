@@ -1,3 +1,5 @@
+import CChecksum
+import CFileAttributes
 import Foundation
 import Logging
 import Testing
@@ -5,7 +7,7 @@ import Testing
 @testable import Kingfisher
 
 /// Cache files damaged after they were written (a cut, a lost tail, garbage, bytes changed in place) are never
-/// served: the digest stored with each file, or the end of the image data for files without one, catches them,
+/// served: the checksum stored with each file, or the end of the image data for files without one, catches them,
 /// and the file is removed so the next retrieval fetches it again.
 @Suite(.timeLimit(.minutes(1)))
 struct DiskStorageIntegrityTests {
@@ -64,7 +66,7 @@ struct DiskStorageIntegrityTests {
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
             let png = Fixtures.png()
             try disk.store(value: png, forKey: "k")
-            // Same length, same end: only the digest can tell
+            // Same length, same end: only the checksum can tell
             try rewrite(disk.cacheFileURL(forKey: "k")) { data in
                 var changed = data
                 changed[data.count / 2] ^= 0xFF
@@ -79,7 +81,7 @@ struct DiskStorageIntegrityTests {
     @Test func anyDataTypeIsChecked() async throws {
         try await withTemporaryDirectory { directory in
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
-            let text = Data("not an image: the end check cannot tell, the digest can".utf8)
+            let text = Data("not an image: the end check cannot tell, the checksum can".utf8)
             try disk.store(value: text, forKey: "t")
             #expect(disk.isIntact(forKey: "t"))
             try rewrite(disk.cacheFileURL(forKey: "t")) { $0.dropLast(3) }
@@ -87,9 +89,9 @@ struct DiskStorageIntegrityTests {
         }
     }
 
-    /// Files written without a digest (an older version, a copy that dropped extended attributes, a file system
+    /// Files written without a checksum (an older version, a copy that dropped extended attributes, a file system
     /// without them) are judged by the end of their image data.
-    @Test func withoutADigestTheEndOfTheImageDataDecides() async throws {
+    @Test func withoutAChecksumTheEndOfTheImageDataDecides() async throws {
         let animated = try Fixtures.animation(colors: [[255, 0, 0, 255], [0, 0, 255, 255]], durations: [0.1, 0.1])
             .kf.encoded(as: .GIF, compressionQuality: 1)
         let webp = try Fixtures.gradient(width: 40, height: 30).kf.encoded(as: .WebP, compressionQuality: 0.8)
@@ -99,13 +101,13 @@ struct DiskStorageIntegrityTests {
         try await withTemporaryDirectory { directory in
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
             for (name, data) in samples {
-                // WebP declares its length up front: garbage of the same length passes the end check (the digest
+                // WebP declares its length up front: garbage of the same length passes the end check (the checksum
                 // catches it, see above).
                 let damages: [Damage?] = [nil] + Damage.allCases.filter { name != "webp" || $0 != .garbageAfterHeader }
                 for damage in damages {
                     let key = "\(name)-\(damage.map { "\($0)" } ?? "intact")"
                     let url = disk.cacheFileURL(forKey: key)
-                    try (damage?.apply(to: data) ?? data).write(to: url)  // no digest attribute
+                    try (damage?.apply(to: data) ?? data).write(to: url)  // no checksum attribute
                     try FileManager.default.setAttributes(
                         [.modificationDate: Date().addingTimeInterval(3600)], ofItemAtPath: url.path)
                     let read = try disk.value(forKey: key)
@@ -117,6 +119,77 @@ struct DiskStorageIntegrityTests {
                     }
                 }
             }
+        }
+    }
+
+    // MARK: - The checksum
+
+    @Test func crc32cGivesTheStandardCheckValueOnEveryPath() {
+        // The check value of the CRC-32C catalogue entry (RFC 3720 uses the same polynomial)
+        let check = Data("123456789".utf8)
+        #expect(CacheFileIntegrity.checksum(of: check) == 0xE306_9283)
+        // The hardware path agrees with the table at every alignment and length
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes.withUnsafeBytes { buffer in
+            for (offset, length) in [(0, 0), (1, 1), (3, 7), (5, 8), (7, 9), (1, 4096), (6, 69_990), (0, 70_000)] {
+                let start = buffer.baseAddress! + offset
+                #expect(kf_crc32c(start, length) == kf_crc32c_portable(start, length), "\(offset) \(length)")
+            }
+        }
+    }
+
+    @Test func eachFileCarriesTheCRC32COfItsBytes() async throws {
+        try await withTemporaryDirectory { directory in
+            let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
+            let jpeg = Fixtures.jpeg(width: 64, height: 48)
+            try disk.store(value: jpeg, forKey: "photo")
+            let stored = try #require(
+                attribute(CacheFileIntegrity.attributeName, of: disk.cacheFileURL(forKey: "photo")))
+            let expected = jpeg.withUnsafeBytes { kf_crc32c_portable($0.baseAddress, $0.count) }
+            #expect(stored == withUnsafeBytes(of: expected.bigEndian) { Array($0) })
+            #expect(attribute(CacheFileIntegrity.legacyAttributeName, of: disk.cacheFileURL(forKey: "photo")) == nil)
+        }
+    }
+
+    /// Caches written by earlier versions carry a SHA-256 instead; it still decides.
+    @Test func filesOfEarlierVersionsAreCheckedAgainstTheirSHA256() async throws {
+        try await withTemporaryDirectory { directory in
+            let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
+            let text = "not an image, so only the digest can judge it"
+            for (key, damaged) in [("intact", false), ("changed", true)] {
+                let url = disk.cacheFileURL(forKey: key)
+                var data = Data(text.utf8)
+                try data.write(to: url)
+                let digest = try #require(hexBytes(sha256sum(text)))
+                let set = digest.withUnsafeBytes {
+                    setxattr(url.path, CacheFileIntegrity.legacyAttributeName, $0.baseAddress, 32, 0)
+                }
+                #expect(set == 0)
+                if damaged {
+                    data[3] ^= 0x20
+                    let handle = try FileHandle(forWritingTo: url)
+                    try handle.write(contentsOf: data)
+                    try handle.close()
+                }
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date().addingTimeInterval(3600)], ofItemAtPath: url.path)
+                #expect(try disk.value(forKey: key) == (damaged ? nil : Data(text.utf8)), "\(key)")
+            }
+        }
+    }
+
+    private func attribute(_ name: String, of url: URL) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let length = buffer.withUnsafeMutableBytes { getxattr(url.path, name, $0.baseAddress, $0.count) }
+        return length >= 0 ? Array(buffer.prefix(length)) : nil
+    }
+
+    private func hexBytes(_ hex: String) -> [UInt8]? {
+        let characters = Array(hex.utf8)
+        guard characters.count == 64 else { return nil }
+        return stride(from: 0, to: 64, by: 2).compactMap {
+            UInt8(String(decoding: characters[$0..<$0 + 2], as: UTF8.self), radix: 16)
         }
     }
 
@@ -156,7 +229,7 @@ struct DiskStorageIntegrityTests {
             let entries = log.entries
             #expect(entries.count == 1)
             #expect(entries.first?.level == .warning)
-            #expect(entries.first?.metadata["kf.reason"]?.contains("digest") == true)
+            #expect(entries.first?.metadata["kf.reason"]?.contains("checksum") == true)
         }
     }
 

@@ -74,7 +74,7 @@ struct ImagePrefetcherOriginalDataTests {
             let plain = try #require(
                 await prefetch([.network(photoURL), .network(cutURL)], options: [], manager: f.manager))
             f.cache.clearMemoryCache()
-            try await f.cache.clearDiskCache()
+            await f.cache.clearDiskCache()
             let toMemory = try #require(
                 await prefetch(
                     [.network(photoURL), .network(cutURL)],

@@ -12,6 +12,7 @@ struct ManagerFixture {
     let manager: KingfisherManager
 }
 
+@discardableResult
 func withManager<T>(_ body: (ManagerFixture) async throws -> T) async throws -> T {
     try await withTemporaryDirectory { directory in
         try await withDownloader { server, downloader in
