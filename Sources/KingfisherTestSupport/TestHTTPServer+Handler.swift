@@ -106,26 +106,36 @@ extension TestHTTPServer {
             }
             writeBody(
                 context: context, body: body, pieceSize: route.chunkSize, pause: route.delayBetweenChunks,
-                closeAtEnd: closeAfter != nil, closeAfterEnd: route.closeAfterResponse)
+                holdAfter: route.holdAfterBodyBytes, closeAtEnd: closeAfter != nil,
+                closeAfterEnd: route.closeAfterResponse)
         }
 
+        /// Writes `body` piece by piece; `holdAfter` is how many more bytes go out before the rest waits for
+        /// ``TestHTTPServer/release(_:)``.
         private func writeBody(
-            context: ChannelHandlerContext, body: ByteBuffer, pieceSize: Int?, pause: Duration?, closeAtEnd: Bool,
-            closeAfterEnd: Bool
+            context: ChannelHandlerContext, body: ByteBuffer, pieceSize: Int?, pause: Duration?, holdAfter: Int?,
+            closeAtEnd: Bool, closeAfterEnd: Bool
         ) {
             guard context.channel.isActive else { return }
             var body = body
-            let size = max(1, pieceSize ?? body.readableBytes)
-            if body.readableBytes > 0, let piece = body.readSlice(length: min(size, body.readableBytes)) {
+            var size = max(1, pieceSize ?? body.readableBytes)
+            if let holdAfter { size = min(size, max(0, holdAfter)) }
+            if size > 0, body.readableBytes > 0, let piece = body.readSlice(length: min(size, body.readableBytes)) {
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(piece))), promise: nil)
             }
             guard body.readableBytes == 0 else {
+                let left = holdAfter.map { $0 - size }
                 let next = {
                     self.writeBody(
-                        context: context, body: body, pieceSize: pieceSize, pause: pause, closeAtEnd: closeAtEnd,
+                        context: context, body: body, pieceSize: pieceSize, pause: pause,
+                        holdAfter: left.flatMap { $0 > 0 ? $0 : nil }, closeAtEnd: closeAtEnd,
                         closeAfterEnd: closeAfterEnd)
                 }
-                if let pause {
+                if let left, left <= 0 {
+                    let bound = NIOLoopBound(next, eventLoop: context.eventLoop)
+                    let loop = context.eventLoop
+                    server.hold(path: path) { loop.execute { bound.value() } }
+                } else if let pause {
                     context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(pause)) { next() }
                 } else {
                     context.eventLoop.assumeIsolated().execute { next() }

@@ -29,6 +29,9 @@ extension TestHTTPServer {
         /// Close the connection right after the whole response is sent, without a `Connection: close` header, as a
         /// server dropping idle keep-alive connections does: a client that reuses it finds it closed.
         public var closeAfterResponse: Bool
+        /// Send this many body bytes, then hold the rest until ``TestHTTPServer/release(_:)`` is called for this
+        /// path (a body cut at a known point, for as long as a test needs). `nil` by default.
+        public var holdAfterBodyBytes: Int?
 
         public init(
             status: Int = 200,
@@ -42,7 +45,8 @@ extension TestHTTPServer {
             neverRespond: Bool = false,
             dropConnection: Bool = false,
             held: Bool = false,
-            closeAfterResponse: Bool = false
+            closeAfterResponse: Bool = false,
+            holdAfterBodyBytes: Int? = nil
         ) {
             self.status = status
             self.headers = headers
@@ -56,6 +60,7 @@ extension TestHTTPServer {
             self.dropConnection = dropConnection
             self.held = held
             self.closeAfterResponse = closeAfterResponse
+            self.holdAfterBodyBytes = holdAfterBodyBytes
         }
 
         /// `200` with `body`, typed as `contentType`.

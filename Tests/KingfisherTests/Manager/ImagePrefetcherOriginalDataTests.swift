@@ -151,12 +151,14 @@ struct ImagePrefetcherOriginalDataTests {
 
     @Test func progressivePreviewsAreNotDecodedWhenOriginalDataIsStored() async throws {
         try await withManager { f in
-            // Given a progressive JPEG sent in paced pieces, so its scans arrive one after another
+            // Given a progressive JPEG sent in paced pieces, so its scans arrive one after another; the first copy
+            // holds its last third until a preview of the scans before it was shown
             let photo = Fixtures.texturedJPEG(width: 320, height: 240)
-            let paced = TestHTTPServer.Route(
+            var paced = TestHTTPServer.Route(
                 body: photo, chunkSize: 1024, delayBetweenChunks: .milliseconds(10), contentLength: Int64(photo.count))
-            f.server.route("/decoded.jpg", paced)
             f.server.route("/kept.jpg", paced)
+            paced.holdAfterBodyBytes = photo.count * 2 / 3
+            f.server.route("/decoded.jpg", paced)
             let previews = Locked<[String: Int]>([:])
             let owner = PreviewOwner()
             func progressive(_ name: String) -> ImageProgressive {
@@ -168,9 +170,14 @@ struct ImagePrefetcherOriginalDataTests {
                 return progressive
             }
             // When it is prefetched with previews asked for, decoded, then keeping original data
-            let decoded = await prefetch(
-                [.network(f.server.url("/decoded.jpg"))], options: [.progressiveJPEG(progressive("decoded"))],
-                manager: f.manager)
+            let decoding = Task {
+                await prefetch(
+                    [.network(f.server.url("/decoded.jpg"))], options: [.progressiveJPEG(progressive("decoded"))],
+                    manager: f.manager)
+            }
+            #expect(await eventually(timeout: 60) { previews.withLock { $0["decoded"] ?? 0 } > 0 })
+            f.server.release("/decoded.jpg")
+            let decoded = await decoding.value
             let kept = await prefetch(
                 [.network(f.server.url("/kept.jpg"))],
                 options: [.cacheSerializer(keepsOriginal), .progressiveJPEG(progressive("kept"))], manager: f.manager)

@@ -132,3 +132,13 @@ extension KF.Builder {
     @discardableResult
     public func onlyLoadFirstFrame(_ enabled: Bool = true) -> Self { with { $0.onlyLoadFirstFrame = enabled } }
 }
+
+/// Progressive JPEG previews on every option setter (``KF/Builder`` and a user's own ``KFOptionSetter``).
+extension KFOptionSetter {
+    /// Shows previews of a progressive JPEG while it downloads: `.progressiveJPEG(progressive)`; `nil` turns them
+    /// off. Previews are blurred, from the fastest scan, with no minimum interval by default (``ImageProgressive/init()``).
+    @discardableResult
+    public func progressiveJPEG(_ progressive: ImageProgressive? = ImageProgressive()) -> Self {
+        changing { $0.progressiveJPEG = progressive }
+    }
+}

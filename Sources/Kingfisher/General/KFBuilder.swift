@@ -1,6 +1,10 @@
 public import Foundation
 import KingfisherLocking
 
+/// Kingfisher's namespace for builders and small value types: `KF.ImageResource`, and (with the manager)
+/// `KF.url(_:)`, `KF.source(_:)` and the `KF.Builder` they return.
+public enum KF {}
+
 extension KF {
     /// A builder for `url`: set options with chained calls, then ``Builder/retrieve()``.
     /// - Parameter cacheKey: the key to cache under; the URL's ``Resource/cacheKey`` when `nil` (the default).
@@ -134,5 +138,20 @@ extension KF {
 extension KF.Builder: KFOptionSetter, OptionChangeRecording {
     func record(_ change: @escaping @Sendable (inout KingfisherParsedOptionsInfo) -> Void) {
         _ = with(change)
+    }
+}
+
+extension KF.Builder {
+    /// Starts retrieving with the collected options and returns at once: the previews (with
+    /// ``KFOptionSetter/progressiveJPEG(_:)``) as an `AsyncStream`, then the result; the
+    /// ``KFOptionSetter/onProgress(_:)``, ``KFOptionSetter/onSuccess(_:)`` and ``KFOptionSetter/onFailure(_:)``
+    /// blocks are called on the way. Ours; see ``ImageRetrievalTask``.
+    public func retrievalTask() -> ImageRetrievalTask {
+        let manager = state.withLock { $0.manager } ?? .shared
+        let onSuccess = onSuccessDelegate
+        let onFailure = onFailureDelegate
+        return ImageRetrievalTask(
+            manager: manager, source: source, options: options, progressBlock: progressBlock,
+            onSuccess: { _ = onSuccess.call($0) }, onFailure: { _ = onFailure.call($0) })
     }
 }
