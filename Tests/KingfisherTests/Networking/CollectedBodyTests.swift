@@ -75,4 +75,41 @@ struct CollectedBodyTests {
             #expect(data == Data(pieces.joined()), "declared \(declared)")
         }
     }
+
+    @Test("a released mapping is reused for the next body that needs at least half of it, never beyond the bound")
+    func mappingsAreReusedWithinTheBound() throws {
+        let pool = MappingPool(maximumBytes: 3 << 20)
+        // Given a mapping of 1.5 MB taken and given back
+        let first = try #require(pool.take(capacity: 1_500_000))
+        first.base.storeBytes(of: 0xAB, as: UInt8.self)
+        pool.give(base: first.base, capacity: first.capacity)
+        #expect(pool.keptBytes == first.capacity)
+        // When a body of 1.2 MB needs one, it gets the same pages back
+        let second = try #require(pool.take(capacity: 1_200_000))
+        #expect(second.base == first.base && second.capacity == first.capacity)
+        #expect(pool.keptBytes == 0)
+        // and a body of 100 KB (less than half of it) does not
+        pool.give(base: second.base, capacity: second.capacity)
+        let small = try #require(pool.take(capacity: 100_000))
+        #expect(small.base != first.base)
+        // Then giving back more than the bound keeps only what fits
+        pool.give(base: small.base, capacity: small.capacity)
+        let extra = try #require(pool.take(capacity: 2_000_000))
+        pool.give(base: extra.base, capacity: extra.capacity)
+        #expect(pool.keptBytes <= pool.maximumBytes)
+        #expect(pool.keptBytes == first.capacity + small.capacity)
+    }
+
+    @Test("a body in a reused mapping holds its own bytes only, not the last body's")
+    func reusedMappingsCarryNothingOver() {
+        let long = bytes(1_600_000, seed: 7)
+        let short = bytes(1_100_000, seed: 8)
+        for body in [long, short, long] {
+            var collected = CollectedBody(expectedLength: Int64(body.count))
+            collected.append(buffer(Array(body[..<300_000])))
+            collected.append(buffer(Array(body[300_000...])))
+            let data = collected.takeData()
+            #expect(data == Data(body))
+        }
+    }
 }
