@@ -1,0 +1,165 @@
+import Foundation
+
+/// What the cache keeps about the response an entry came from: its validators and what the origin said about
+/// its freshness, with the times needed to age it (RFC 9111 §4.2). One record per source URL, shared by the
+/// original and every processed variant made from that response.
+struct HTTPCacheRecord: Sendable, Hashable, Codable {
+    /// The strong or weak entity tag, exactly as sent (quotes and `W/` included); `nil` when absent or given
+    /// more than once (an `ETag` field is a single value).
+    var entityTag: String?
+    /// `Last-Modified`, as sent, when it is a valid HTTP date.
+    var lastModified: String?
+    var cacheControl: CacheControl
+    /// `Date`, when valid.
+    var date: Date?
+    /// `Age` in seconds, when valid.
+    var age: Int?
+    /// `Expires`: absent, a valid date, or present but invalid (which means already expired).
+    var expires: Expires
+    /// When the request was sent and the response received, by this machine's clock.
+    var requestTime: Date
+    var responseTime: Date
+    /// Identifies the bytes of the response (their length and CRC-32C): entries made from other bytes are not
+    /// this record's.
+    var contentTag: String
+    /// The processor identifiers of the entries stored from this response (`""` for the original), so that a
+    /// changed response can remove them all.
+    var variants: Set<String> = []
+
+    enum Expires: Sendable, Hashable, Codable {
+        case absent
+        case date(Date)
+        case invalid
+    }
+
+    /// The record of a response, from its header fields (names in any case), or `nil` when the response says
+    /// `no-store`.
+    init?(
+        headers: [String: String], requestTime: Date, responseTime: Date, contentTag: String
+    ) {
+        let fields = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
+        cacheControl = CacheControl(fields["cache-control"])
+        if cacheControl.noStore { return nil }
+        if let tag = fields["etag"]?.trimmingCharacters(in: .whitespaces), Self.isSingleEntityTag(tag) {
+            entityTag = tag
+        }
+        if let modified = fields["last-modified"], HTTPDate.parse(modified) != nil {
+            lastModified = modified.trimmingCharacters(in: .whitespaces)
+        }
+        date = fields["date"].flatMap(HTTPDate.parse)
+        age = fields["age"].flatMap { text in
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            return Int(trimmed) ?? Int(Int32.max)
+        }
+        switch fields["expires"] {
+        case nil: expires = .absent
+        case let text?: expires = HTTPDate.parse(text).map(Expires.date) ?? .invalid
+        }
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.contentTag = contentTag
+    }
+
+    /// Whether a conditional request can be made: there is an entity tag or a modification date.
+    var hasValidator: Bool { entityTag != nil || lastModified != nil }
+
+    /// The header fields of a conditional request for this entry (RFC 9110 §13.1): `If-None-Match` with the
+    /// entity tag, and `If-Modified-Since` with the modification date.
+    var conditionalHeaders: [String: String] {
+        var headers: [String: String] = [:]
+        if let entityTag { headers["If-None-Match"] = entityTag }
+        if let lastModified { headers["If-Modified-Since"] = lastModified }
+        return headers
+    }
+
+    /// How long the response is fresh for (RFC 9111 §4.2.1): `max-age`, else `Expires` minus `Date`, else, for a
+    /// response with a modification date, a tenth of its age when sent, at most `heuristicLimit`. Zero when it
+    /// says nothing, or something invalid.
+    func freshnessLifetime(heuristicLimit: TimeInterval) -> TimeInterval {
+        switch cacheControl.maxAge {
+        case .seconds(let seconds): return TimeInterval(seconds)
+        case .invalid: return 0
+        case .absent: break
+        }
+        switch expires {
+        case .date(let expiry): return max(0, expiry.timeIntervalSince(date ?? responseTime))
+        case .invalid: return 0
+        case .absent: break
+        }
+        guard let lastModified, let modified = HTTPDate.parse(lastModified) else { return 0 }
+        let sinceModified = (date ?? responseTime).timeIntervalSince(modified)
+        return min(max(0, sinceModified / 10), max(0, heuristicLimit))
+    }
+
+    /// The response's age at `now` (RFC 9111 §4.2.3): the age it had when it arrived (by `Date`, or by `Age`
+    /// plus the time the request took, whichever is larger) plus the time it has spent here.
+    func currentAge(at now: Date) -> TimeInterval {
+        let apparentAge = max(0, responseTime.timeIntervalSince(date ?? responseTime))
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        let correctedAge = TimeInterval(age ?? 0) + responseDelay
+        let initialAge = max(apparentAge, correctedAge)
+        return initialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    /// What the record allows at `now`.
+    func state(at now: Date, heuristicLimit: TimeInterval) -> FreshnessState {
+        let lifetime = freshnessLifetime(heuristicLimit: heuristicLimit)
+        let age = currentAge(at: now)
+        if age < lifetime && !cacheControl.noCache {
+            return .fresh
+        }
+        let staleFor = age - lifetime
+        var state = FreshnessState.stale(whileRevalidating: false, ifError: false)
+        guard !cacheControl.mustRevalidate, !cacheControl.noCache else { return state }
+        if let window = cacheControl.staleWhileRevalidate, staleFor < TimeInterval(window) {
+            state = .stale(whileRevalidating: true, ifError: false)
+        }
+        if let window = cacheControl.staleIfError, staleFor < TimeInterval(window),
+            case .stale(let whileRevalidating, _) = state
+        {
+            state = .stale(whileRevalidating: whileRevalidating, ifError: true)
+        }
+        return state
+    }
+
+    /// The record after a `304 Not Modified` (RFC 9111 §4.3.4): the fields the 304 sends replace the stored ones,
+    /// and its `Date`, `Age` and times become the record's, so the entry ages from now. `nil` when the 304 says
+    /// `no-store`: the entry must go.
+    func refreshed(
+        by headers: [String: String], requestTime: Date, responseTime: Date
+    ) -> HTTPCacheRecord? {
+        guard
+            let update = HTTPCacheRecord(
+                headers: headers, requestTime: requestTime, responseTime: responseTime, contentTag: contentTag)
+        else { return nil }
+        let sent = Set(headers.keys.map { $0.lowercased() })
+        var record = self
+        if sent.contains("cache-control") { record.cacheControl = update.cacheControl }
+        if sent.contains("etag") { record.entityTag = update.entityTag }
+        if sent.contains("last-modified") { record.lastModified = update.lastModified }
+        if sent.contains("expires") { record.expires = update.expires }
+        record.date = update.date
+        record.age = update.age
+        record.requestTime = requestTime
+        record.responseTime = responseTime
+        return record
+    }
+
+    /// Whether `text` is one entity tag (`"x"` or `W/"x"`), not a list or garbage.
+    private static func isSingleEntityTag(_ text: String) -> Bool {
+        var body = Substring(text)
+        if body.hasPrefix("W/") { body = body.dropFirst(2) }
+        guard body.count >= 2, body.first == "\"", body.last == "\"" else { return false }
+        return !body.dropFirst().dropLast().contains("\"")
+    }
+}
+
+/// Whether a cached entry may be used as it is.
+enum FreshnessState: Sendable, Hashable {
+    /// Within its freshness lifetime: use it, ask nobody.
+    case fresh
+    /// Past it: revalidate first. `whileRevalidating` when it may be used at once while a background request
+    /// revalidates it; `ifError` when it may be used if the origin cannot be reached or fails with a 5xx.
+    case stale(whileRevalidating: Bool, ifError: Bool)
+}
