@@ -60,6 +60,7 @@ extension ImageCache {
 
     /// Removes every disk file off the caller's thread, then calls `handler` (on that thread).
     public func clearDiskCache(completion handler: (@Sendable () -> Void)? = nil) {
+        httpRecords.forgetAll()
         ioQueue.async(flags: .barrier) {
             try? self.diskStorage.removeAll()
             handler?()

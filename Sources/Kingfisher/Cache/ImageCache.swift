@@ -60,6 +60,8 @@ public final class ImageCache: Sendable {
     let metrics: CacheMetrics
     /// The automatic disk sweeps and their listeners.
     let sweeper: DiskSweeper
+    /// The HTTP cache records of its network entries (see ``HTTPCachePolicy``).
+    let httpRecords = HTTPRecordStore()
 
     /// Builds the disk cache directory from a base directory and the cache's directory name.
     public typealias DiskCachePathClosure = @Sendable (_ directory: URL, _ cacheName: String) -> URL

@@ -38,6 +38,7 @@ final class ImageRetrieval: Sendable {
         self.originalSource = source
         var options = options
         options.engine = options.engine ?? manager.engine
+        options.httpCachePolicy = options.httpCachePolicy ?? manager.httpCachePolicy
         if options.previewSink == nil, let progressive = options.progressiveJPEG {
             // No image target: previews go to the delegate only.
             options.previewSink = PreviewSink.callingDelegate(of: progressive, on: options.callbackQueue)
@@ -132,11 +133,12 @@ final class ImageRetrieval: Sendable {
 
     func result(
         _ image: KFCrossPlatformImage, from source: Source, cacheType: CacheType, metrics: NetworkMetrics? = nil,
-        diskStoreError: KingfisherError? = nil, data: @escaping @Sendable () -> Data?
+        diskStoreError: KingfisherError? = nil, validation: HTTPValidation? = nil,
+        data: @escaping @Sendable () -> Data?
     ) -> RetrieveImageResult {
         RetrieveImageResult(
             image: options.imageModifier?.modify(image) ?? image, cacheType: cacheType, source: source,
             originalSource: originalSource, data: data,
-            metrics: metrics, diskStoreError: diskStoreError)
+            metrics: metrics, diskStoreError: diskStoreError, validation: validation)
     }
 }

@@ -66,6 +66,15 @@ public final class KingfisherManager: Sendable {
         set { loggerStorage.withLock { $0 = newValue } }
     }
 
+    private let policyStorage = Locked(HTTPCachePolicy.ignoresResponseHeaders)
+    /// Whether retrievals follow the HTTP caching headers of their images' responses, unless a call's
+    /// ``KingfisherOptionsInfoItem/httpCachePolicy(_:)`` says otherwise: ``HTTPCachePolicy/ignoresResponseHeaders``
+    /// (Kingfisher's behaviour) by default. Ours.
+    public var httpCachePolicy: HTTPCachePolicy {
+        get { policyStorage.withLock { $0 } }
+        set { policyStorage.withLock { $0 = newValue } }
+    }
+
     /// A manager over `downloader` and `cache`.
     public init(downloader: ImageDownloader, cache: ImageCache) {
         self.downloader = downloader

@@ -107,6 +107,9 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// (``KingfisherManager/logger``, ``ImageDownloader/logger``, ``ImageCache/logger``), or nowhere. Ours: not in
     /// Kingfisher.
     case logger(Logger)
+    /// Whether this retrieval follows the HTTP caching headers of the image's responses (see
+    /// ``HTTPCachePolicy``); the manager's ``KingfisherManager/httpCachePolicy`` when absent. Ours.
+    case httpCachePolicy(HTTPCachePolicy)
 }
 
 /// The options of a ``KingfisherOptionsInfo`` list, one property each, with Kingfisher's defaults.
@@ -152,12 +155,17 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var progressiveJPEG: ImageProgressive?
     /// The call's logger (``KingfisherOptionsInfoItem/logger(_:)``); `nil` by default. Ours.
     public var logger: Logger?
+    /// The call's ``HTTPCachePolicy``; `nil` uses the manager's. Ours.
+    public var httpCachePolicy: HTTPCachePolicy?
     /// Where this load's previews go; set by whoever starts a load with `progressiveJPEG` (a target, the manager, an
     /// ``ImageRetrievalTask``), never by an option.
     var previewSink: PreviewSink?
     /// The decode limits and concurrency of the load's owner (a manager), when it has its own; components fall
     /// back to theirs. Set by the manager, never by an option.
     var engine: ImageEngine.Configuration?
+    /// Header fields that make the download a conditional request (`If-None-Match`, `If-Modified-Since`), added
+    /// after the request modifier: a revalidation of a cached entry. Set by the manager, never by an option.
+    var conditionalHeaders: [String: String]?
 
     public init(_ info: KingfisherOptionsInfo?) {
         self.init(folding: info ?? [])
@@ -213,6 +221,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .lowDataMode(let value): lowDataModeSource = value
             case .progressiveJPEG(let value): progressiveJPEG = value
             case .logger(let value): logger = value
+            case .httpCachePolicy(let value): httpCachePolicy = value
             }
         }
     }

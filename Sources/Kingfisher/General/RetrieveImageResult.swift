@@ -28,10 +28,17 @@ public struct RetrieveImageResult: Sendable {
     /// Kingfisher drops store errors.
     public let diskStoreError: KingfisherError?
 
+    /// How the image was obtained when the retrieval followed the HTTP caching headers (``HTTPCachePolicy``):
+    /// fresh from the cache, revalidated, refetched, or served stale. `nil` when it did not (the default), or for a
+    /// source that is not a network resource. Ours.
+    public let validation: HTTPValidation?
+
     public init(
         image: KFCrossPlatformImage, cacheType: CacheType, source: Source, originalSource: Source,
-        data: @escaping @Sendable () -> Data?, metrics: NetworkMetrics?, diskStoreError: KingfisherError? = nil
+        data: @escaping @Sendable () -> Data?, metrics: NetworkMetrics?, diskStoreError: KingfisherError? = nil,
+        validation: HTTPValidation? = nil
     ) {
+        self.validation = validation
         self.image = image
         self.cacheType = cacheType
         self.source = source

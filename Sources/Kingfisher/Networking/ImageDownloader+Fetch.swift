@@ -12,9 +12,20 @@ import NIOSSL
 extension ImageDownloader {
     /// The body and final response of one HTTP task.
     struct Fetched: Sendable {
-        let data: Data
+        var data: Data
         let response: HTTPURLResponse
         let metrics: NetworkMetrics
+        /// When the request was sent and its response head arrived, for the age of the response (RFC 9111).
+        var requestTime = Date()
+        var responseTime = Date()
+        /// A `304 Not Modified` to a conditional request: no body, the cached entry is still good.
+        var isNotModified = false
+
+        var responseHeaders: ResponseHeaders {
+            var fields: [String: String] = [:]
+            for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
+            return ResponseHeaders(fields: fields, requestTime: requestTime, responseTime: responseTime)
+        }
     }
 
     /// Sends the task's request, follows redirects, validates the response and streams the body within the
@@ -24,6 +35,7 @@ extension ImageDownloader {
         Result<Fetched, KingfisherError>, HTTPURLResponse?
     ) {
         let start = ContinuousClock.now
+        let requestTime = Date()
         let timeout = downloadTimeout
         var request = task.request
         var chain = [task.request.url ?? task.url]
@@ -43,8 +55,11 @@ extension ImageDownloader {
                     continue
                 }
                 let headTime = ContinuousClock.now
+                let responseTime = Date()
                 try await validate(response, httpResponse)
-                let data = try await readBody(response.body, response: response, url: url, task: task)
+                let notModified = try await isNotModified(response, httpResponse, request: request)
+                let data =
+                    notModified ? Data() : try await readBody(response.body, response: response, url: url, task: task)
                 let metrics = NetworkMetrics(
                     totalRequestDuration: (ContinuousClock.now - start).timeInterval,
                     timeToResponseHead: (headTime - start).timeInterval,
@@ -52,7 +67,10 @@ extension ImageDownloader {
                     httpStatusCode: Int(response.status.code),
                     receivedBytes: data.count
                 )
-                return (.success(Fetched(data: data, response: httpResponse, metrics: metrics)), httpResponse)
+                let fetched = Fetched(
+                    data: data, response: httpResponse, metrics: metrics, requestTime: requestTime,
+                    responseTime: responseTime, isNotModified: notModified)
+                return (.success(fetched), httpResponse)
             }
         } catch let error as KingfisherError {
             return (.failure(error), lastResponse)
@@ -139,6 +157,22 @@ extension ImageDownloader {
                 reason: .responseTooLarge(
                     url: httpResponse.url ?? URL(fileURLWithPath: "/"), limit: limit, declared: declared))
         }
+    }
+
+    /// Whether the response is a `304 Not Modified` to a conditional request (its small body drained). A 304 to a
+    /// request that was not conditional is an error: there is nothing it could refer to.
+    private func isNotModified(
+        _ response: HTTPClientResponse, _ httpResponse: HTTPURLResponse, request: URLRequest
+    ) async throws -> Bool {
+        guard response.status == .notModified else { return false }
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        let conditional = ["If-None-Match", "If-Modified-Since"].contains {
+            request.value(forHTTPHeaderField: $0) != nil
+        }
+        guard conditional else {
+            throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: httpResponse))
+        }
+        return true
     }
 
     private func readBody(

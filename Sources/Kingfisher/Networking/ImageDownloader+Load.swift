@@ -70,7 +70,7 @@ extension ImageDownloader {
         let modifier = options.requestModifier
         let request: URLRequest
         switch await prepare(url, modifier: modifier) {
-        case .success(let prepared): request = prepared
+        case .success(let prepared): request = Self.adding(options.conditionalHeaders, to: prepared)
         case .failure(let error): return .failure(error)
         }
         return await join(request, url: url, options: options, progressBlock: progressBlock, handle: handle).result()
@@ -96,6 +96,14 @@ extension ImageDownloader {
         guard let synchronous = modifier as? any ImageDownloadRequestModifier else { return nil }
         let modify: (URLRequest) -> URLRequest? = synchronous.modified(for:)
         return check(modify(request), modifier: modifier)
+    }
+
+    /// `request` with the header fields of a conditional request (a revalidation), replacing any the modifier set.
+    private static func adding(_ headers: [String: String]?, to request: URLRequest) -> URLRequest {
+        guard let headers, !headers.isEmpty else { return request }
+        var conditional = request
+        for (name, value) in headers { conditional.setValue(value, forHTTPHeaderField: name) }
+        return conditional
     }
 
     /// An empty request, a URL that is not http(s) with a host, or a shut-down downloader ends the try.
@@ -153,7 +161,9 @@ extension ImageDownloader {
         }
         switch prepared {
         case .success(let request):
-            return join(request, url: url, options: options, progressBlock: progressBlock, handle: handle)
+            return join(
+                Self.adding(options.conditionalHeaders, to: request), url: url, options: options,
+                progressBlock: progressBlock, handle: handle)
         case .failure(let error):
             let failed = JoinedAttempt()
             failed.resolve(.failure(error))

@@ -16,15 +16,17 @@ extension ImageDownloader {
     func run(_ task: SessionDataTask) async {
         let started = ContinuousClock.now
         let (fetched, response) = await fetch(task)
-        let succeeded = (try? fetched.get()) != nil
-        let callers = task.state.withLock { $0.complete(acceptingLateCallers: succeeded) }
+        // Callers arriving while a body is processed join it; a 304 has no body to share.
+        let hasBody = (try? fetched.get()).map { !$0.isNotModified } ?? false
+        let callers = task.state.withLock { $0.complete(acceptingLateCallers: hasBody) }
         report(task, fetched: fetched, response: response, callers: callers, elapsed: ContinuousClock.now - started)
         defer {
             forget(task)
             taskEnded(task, heldSlot: true)
         }
         // The delegate's data modifier runs before the did-finish call, so that call carries its failure.
-        let outcome = callers.isEmpty ? fetched : fetched.flatMap { fetched in modifyData(fetched, of: task) }
+        let outcome =
+            callers.isEmpty || !hasBody ? fetched : fetched.flatMap { fetched in modifyData(fetched, of: task) }
         task.releaseBody()
         let error: (any Error)?
         switch outcome {
@@ -39,6 +41,17 @@ extension ImageDownloader {
             }
             return
         }
+        if data.isNotModified {
+            for caller in callers {
+                var unchanged = ImageLoadingResult(
+                    image: KFCrossPlatformImage(), url: task.originalURL ?? caller.url, originalData: Data(),
+                    metrics: data.metrics)
+                unchanged.response = data.responseHeaders
+                unchanged.isNotModified = true
+                caller.resume(.success(unchanged))
+            }
+            return
+        }
         await process(data, of: task, for: callers)
     }
 
@@ -48,7 +61,9 @@ extension ImageDownloader {
         guard let data = delegate.imageDownloader(self, didDownload: fetched.data, with: task) else {
             return .failure(.responseError(reason: .dataModifyingFailed(task: task)))
         }
-        return .success(Fetched(data: data, response: fetched.response, metrics: fetched.metrics))
+        var modified = fetched
+        modified.data = data
+        return .success(modified)
     }
 
     /// Decodes and processes the data once per distinct processor and image options, then delivers, each group as
@@ -84,8 +99,9 @@ extension ImageDownloader {
                 case .success(let image):
                     delegate?.imageDownloader(
                         self, didDownload: image, for: task.originalURL ?? caller.url, with: fetched.response)
-                    let loaded = ImageLoadingResult(
+                    var loaded = ImageLoadingResult(
                         image: image, url: task.originalURL ?? caller.url, originalData: data, metrics: fetched.metrics)
+                    loaded.response = fetched.responseHeaders
                     caller.resume(.success(loaded))
                 case .failure(let error):
                     caller.resume(.failure(error))

@@ -10,6 +10,12 @@ public struct ImageLoadingResult: Sendable {
     public let originalData: Data
     /// Timing of the HTTP task; shared by every caller coalesced onto it.
     public let metrics: NetworkMetrics?
+    /// The final response and when its request was sent and its head received, for the HTTP cache record; `nil`
+    /// for results not made by the downloader.
+    var response: ResponseHeaders?
+    /// A `304 Not Modified` to a conditional request: `image` is empty and `originalData` too; the cached entry
+    /// is still good.
+    var isNotModified = false
 
     public init(image: KFCrossPlatformImage, url: URL?, originalData: Data, metrics: NetworkMetrics? = nil) {
         self.image = image
@@ -45,4 +51,12 @@ public struct NetworkMetrics: Sendable {
         self.httpStatusCode = httpStatusCode
         self.receivedBytes = receivedBytes
     }
+}
+
+/// The header fields of a final response and when its request was sent and its head received: what the HTTP
+/// cache record is made from.
+struct ResponseHeaders: Sendable {
+    let fields: [String: String]
+    let requestTime: Date
+    let responseTime: Date
 }
