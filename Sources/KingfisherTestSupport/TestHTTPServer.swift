@@ -29,6 +29,7 @@ public final class TestHTTPServer: Sendable {
 
     struct State {
         var routes: [String: [Route]] = [:]
+        var responders: [String: @Sendable (_ headers: [(String, String)]) -> Route] = [:]
         var hits: [String: Int] = [:]
         var lastHeaders: [String: [(String, String)]] = [:]
         var log: [String] = []
@@ -98,13 +99,25 @@ public final class TestHTTPServer: Sendable {
 
     /// Serves `route` for every request to `path` (the query string is ignored).
     public func route(_ path: String, _ route: Route) {
-        state.withLock { $0.routes[path] = [route] }
+        state.withLock {
+            $0.responders[path] = nil
+            $0.routes[path] = [route]
+        }
     }
 
     /// Serves `routes[n]` for the n-th request to `path`, then the last one for every later request.
     public func route(_ path: String, sequence routes: [Route]) {
         precondition(!routes.isEmpty, "a sequence needs at least one route")
         state.withLock { $0.routes[path] = routes }
+    }
+
+    /// Answers each request to `path` with the route `responder` makes from the request's header fields (an
+    /// origin that looks at `If-None-Match`, say). Replaces any fixed route of the path.
+    public func route(_ path: String, responder: @escaping @Sendable (_ headers: [(String, String)]) -> Route) {
+        state.withLock {
+            $0.routes[path] = nil
+            $0.responders[path] = responder
+        }
     }
 
     /// Requests that reached the server for `path`.
@@ -205,8 +218,9 @@ public final class TestHTTPServer: Sendable {
                 }
             }
             state.waiters = waiting
+            let responder = state.responders[path]
             let route = state.routes[path].map { $0[min(hit, $0.count - 1)] }
-            return (route, ready)
+            return (route ?? responder.map { $0(headers) }, ready)
         }
         for continuation in ready { continuation.resume() }
         let hold = route?.held == true && !state.withLock { $0.released.contains(path) }

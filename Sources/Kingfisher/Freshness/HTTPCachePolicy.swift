@@ -12,6 +12,8 @@ public import Foundation
 /// let a stale entry be used while revalidating or when the origin fails. ``RetrieveImageResult/validation``
 /// says which happened.
 ///
+/// Ages are measured with the cache's clock (`DiskStorage.Config.now`, the system clock by default).
+///
 /// ```swift
 /// KingfisherManager.shared.httpCachePolicy = .followsResponseHeaders
 /// // or per retrieval

@@ -30,6 +30,11 @@ final class HTTPRecordStore: Sendable {
         return record
     }
 
+    /// The record of `key` if it is in memory, without reading the disk.
+    func rememberedRecord(forKey key: String) -> HTTPCacheRecord? {
+        recent.withLock { $0[key] }
+    }
+
     /// Stores `record` for `key` (in memory at once, on disk with the cache's queued writes).
     func save(_ record: HTTPCacheRecord, forKey key: String, in cache: ImageCache, expiration: StorageExpiration?) {
         remember(record, forKey: key)

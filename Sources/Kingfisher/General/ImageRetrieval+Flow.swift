@@ -12,6 +12,10 @@ struct FetchedImage: Sendable {
     let image: KFCrossPlatformImage
     let originalData: Data
     let metrics: NetworkMetrics?
+    /// The response's header fields and times, for a download.
+    var response: ResponseHeaders?
+    /// A `304` to a revalidation: no image, the cached entry stands.
+    var isNotModified = false
 }
 
 /// What a cache step found.
@@ -97,14 +101,29 @@ extension ImageRetrieval {
         case .failure(let error):
             return .failure(error)
         case .success(let value):
-            guard commit() else { return nil }
-            let storeError = await store(value.image, original: value.originalData, key: key)
-            let data = value.originalData
-            return .success(
-                result(
-                    value.image, from: source, cacheType: .none, metrics: value.metrics, diskStoreError: storeError
-                ) { data })
+            return await finish(value, from: source)
         }
+    }
+
+    /// Stores a fetched image and makes the result; `nil` when the retrieval was cancelled first. Following HTTP
+    /// caching, the response's record is stored too, and the result says `refetched`.
+    func finish(_ value: FetchedImage, from source: Source) async -> Result<RetrieveImageResult, KingfisherError>? {
+        if value.isNotModified {
+            // A 304 nobody asked for (a request modifier's own conditional headers): there is no image.
+            return .failure(.responseError(reason: .URLSessionError(error: URLError(.badServerResponse))))
+        }
+        guard commit() else { return nil }
+        let policy = httpPolicy(for: source)
+        let record = policy.flatMap { _ in value.response.flatMap { HTTPFreshness.record(of: value, $0) } }
+        let storeError = await store(
+            value.image, original: value.originalData, key: source.cacheKey,
+            toDisk: policy == nil || record != nil, record: record)
+        let data = value.originalData
+        return .success(
+            result(
+                value.image, from: source, cacheType: .none, metrics: value.metrics, diskStoreError: storeError,
+                validation: policy == nil ? nil : .refetched
+            ) { data })
     }
 
     /// Steps 1 and 2: memory, then disk, under `key@processor`. A disk read that fails counts as a miss. A disk
@@ -131,6 +150,15 @@ extension ImageRetrieval {
         case .success(let made): image = made
         case .failure(let error): return .done(.failure(error))
         }
+        var validation: HTTPValidation?
+        if case .network(let resource) = source, let policy = httpPolicy(for: source) {
+            switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
+            case .use(let how): validation = how
+            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
+            case .refetch: return .miss
+            case .failed(let error): return .done(.failure(error))
+            }
+        }
         guard commit() else { return .cancelled }
         if cacheType == .disk {
             let computed = ImageCache.computedKey(
@@ -140,7 +168,7 @@ extension ImageRetrieval {
         let serializer = options.cacheSerializer
         return .done(
             .success(
-                result(image, from: source, cacheType: cacheType) {
+                result(image, from: source, cacheType: cacheType, validation: validation) {
                     serializer.data(with: image, original: nil)
                 }))
     }
@@ -167,6 +195,12 @@ extension ImageRetrieval {
             await isOriginalCached(key),
             let (original, _) = await lookUp(key, in: originalCache, options: originalOptions)
         else { return .miss }
+        var validation: HTTPValidation?
+        if let policy = httpPolicy(for: source) {
+            // Only a fresh original is processed again; otherwise the source is revalidated or fetched.
+            guard await isFresh(key, processorIdentifier: "", policy: policy) else { return .miss }
+            validation = .fresh
+        }
         guard !isCancelled else { return .cancelled }
         let processingOptions = internalOptions
         let metrics = self.metrics
@@ -180,10 +214,13 @@ extension ImageRetrieval {
         }
         guard commit() else { return .cancelled }
         let storeError = await store(processed, original: nil, key: key, storingOriginal: false)
+        if validation != nil {
+            await HTTPFreshness.addVariant(options.processor.identifier, forKey: key, in: targetCache)
+        }
         let serializer = options.cacheSerializer
         return .done(
             .success(
-                result(processed, from: source, cacheType: .none, diskStoreError: storeError) {
+                result(processed, from: source, cacheType: .none, diskStoreError: storeError, validation: validation) {
                     serializer.data(with: processed, original: nil)
                 }))
     }
@@ -205,9 +242,21 @@ extension ImageRetrieval {
             let queue = options.callbackQueue
             return { received, total in queue.execute { block(received, total) } }
         }
+        return await download(resource, options: internalOptions, progressBlock: progress)
+    }
+
+    /// A download with `options` (a revalidation's carry conditional header fields).
+    func download(
+        _ resource: any Resource, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?
+    ) async -> Result<FetchedImage, KingfisherError> {
         let loaded = await downloader.download(
-            resource.downloadURL, options: internalOptions, progressBlock: progress, handle: handle)
-        return loaded.map { FetchedImage(image: $0.image, originalData: $0.originalData, metrics: $0.metrics) }
+            resource.downloadURL, options: options, progressBlock: progressBlock, handle: handle)
+        let clock = targetCache.diskStorage.config.now
+        return loaded.map {
+            FetchedImage(
+                image: $0.image, originalData: $0.originalData, metrics: $0.metrics,
+                response: $0.response?.measured(by: clock), isNotModified: $0.isNotModified)
+        }
     }
 
     /// Step 4 for a provider: its data, decoded and processed on the decode executor. Concurrent retrievals of one
@@ -261,9 +310,10 @@ extension ImageRetrieval {
     /// - Note: Like Kingfisher, the original is kept as the bytes it came in, without decoding it again; with
     ///   `cacheMemoryOnly` it is not kept at all (Kingfisher writes it to disk even then).
     private func store(
-        _ image: KFCrossPlatformImage, original: Data?, key: String, storingOriginal: Bool = true
+        _ image: KFCrossPlatformImage, original: Data?, key: String, storingOriginal: Bool = true,
+        toDisk allowedOnDisk: Bool = true, record: HTTPCacheRecord? = nil
     ) async -> KingfisherError? {
-        let toDisk = !options.cacheMemoryOnly
+        let toDisk = !options.cacheMemoryOnly && allowedOnDisk
         let keepOriginal = storingOriginal && options.cacheOriginalImage && hasCustomProcessor && toDisk
         let wait = options.waitForCache
         let storeOptions = internalOptions
@@ -291,14 +341,41 @@ extension ImageRetrieval {
         if keepOriginal, let original {
             writes.append(PendingWrite(cache: originalCache, data: original, computedKey: key, writeOptions: []))
         }
+        // The response's record follows the entries it describes (see HTTPRecordStore).
+        let recordWrite: (@Sendable () async -> Void)? = record.map { record in
+            let stored: Set<String> =
+                keepOriginal ? [self.options.processor.identifier, ""] : [self.options.processor.identifier]
+            let targetCache = self.targetCache
+            let originalCache = self.originalCache
+            return {
+                await HTTPFreshness.save(
+                    record, variants: stored, forKey: key, in: targetCache, originalCache: originalCache,
+                    expiration: expiration)
+            }
+        }
+        if !toDisk, record == nil, options.httpCachePolicy?.followsHeaders == true {
+            // `no-store`: nothing of this response on disk, and no older entries either.
+            await HTTPFreshness.removeEverything(forKey: key, in: targetCache, originalCache: originalCache)
+        }
         guard wait else {
             // Failures of writes not waited for reach the caches' loggers.
+            let left = Locked(writes.count)
             for write in writes {
                 write.cache.enqueueWrite(
                     write.data, computedKey: write.computedKey, expiration: expiration,
                     writeOptions: write.writeOptions,
-                    forcedExtension: forcedExtension)
+                    forcedExtension: forcedExtension,
+                    done: { _ in
+                        guard
+                            left.withLock({
+                                $0 -= 1
+                                return $0 == 0
+                            }), let recordWrite
+                        else { return }
+                        Task { await recordWrite() }
+                    })
             }
+            if writes.isEmpty, let recordWrite { await recordWrite() }
             return nil
         }
         for write in writes {
@@ -310,6 +387,7 @@ extension ImageRetrieval {
             }
             failure = failure ?? written
         }
+        if let recordWrite { await recordWrite() }
         return failure
     }
 }

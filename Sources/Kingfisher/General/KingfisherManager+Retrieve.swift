@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 extension KingfisherManager {
@@ -83,12 +84,22 @@ extension KingfisherManager {
         else {
             return nil
         }
+        var validation: HTTPValidation?
+        if case .network = source, case let policy = options.httpCachePolicy ?? httpCachePolicy, policy.followsHeaders {
+            // Answered here only when the record in memory says fresh; the retrieval decides everything else.
+            guard let record = cache.httpRecords.rememberedRecord(forKey: source.cacheKey),
+                record.variants.contains(options.processor.identifier),
+                record.state(at: cache.diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit)
+                    == .fresh
+            else { return nil }
+            validation = .fresh
+        }
         cache.metrics.countMemoryLookup(hit: true)
         options.logger?.trace("Memory cache hit", metadata: ["kf.key": "\(source.cacheKey)", "kf.tier": "memory"])
         let serializer = options.cacheSerializer
         return RetrieveImageResult(
             image: options.imageModifier?.modify(image) ?? image, cacheType: .memory, source: source,
             originalSource: source,
-            data: { serializer.data(with: image, original: nil) }, metrics: nil)
+            data: { serializer.data(with: image, original: nil) }, metrics: nil, validation: validation)
     }
 }

@@ -59,4 +59,11 @@ struct ResponseHeaders: Sendable {
     let fields: [String: String]
     let requestTime: Date
     let responseTime: Date
+
+    /// The same, with its times moved from the system clock to `clock` (a cache's clock, which ages its records).
+    func measured(by clock: () -> Date) -> ResponseHeaders {
+        let offset = clock().timeIntervalSince(Date())
+        return ResponseHeaders(
+            fields: fields, requestTime: requestTime + offset, responseTime: responseTime + offset)
+    }
 }

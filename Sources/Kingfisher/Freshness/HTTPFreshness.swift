@@ -1,0 +1,67 @@
+import CChecksum
+import Foundation
+
+/// The cache side of following HTTP caching: making a response's record, and keeping the records and the entries
+/// they describe in step.
+enum HTTPFreshness {
+    /// The record of a downloaded image's response; `nil` when the response says `no-store`.
+    static func record(of fetched: FetchedImage, _ response: ResponseHeaders) -> HTTPCacheRecord? {
+        HTTPCacheRecord(
+            headers: response.fields, requestTime: response.requestTime, responseTime: response.responseTime,
+            contentTag: contentTag(of: fetched.originalData))
+    }
+
+    /// Names a response body by its length and CRC-32C: equal bytes give equal tags.
+    static func contentTag(of data: Data) -> String {
+        let crc = data.withUnsafeBytes { kf_crc32c($0.baseAddress, $0.count) }
+        return "\(data.count)-\(String(crc, radix: 16))"
+    }
+
+    /// Saves the record of a new response for `key`, listing `variants` as made from it. When the bytes differ
+    /// from the previous record's, the entries made from the old bytes are removed (memory and disk) first, so no
+    /// processed variant outlives the image it was made from; when they are the same, the old variants stay.
+    static func save(
+        _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
+        originalCache: ImageCache, expiration: StorageExpiration?
+    ) async {
+        var record = record
+        record.variants = variants
+        if let previous = await cache.httpRecords.record(forKey: key, in: cache) {
+            if previous.contentTag == record.contentTag {
+                record.variants.formUnion(previous.variants)
+            } else {
+                for identifier in previous.variants.subtracting(variants) {
+                    await remove(identifier, forKey: key, in: identifier.isEmpty ? originalCache : cache)
+                }
+            }
+        }
+        cache.httpRecords.save(record, forKey: key, in: cache, expiration: expiration)
+    }
+
+    /// Adds a variant made again from a fresh cached original to the record of `key`.
+    static func addVariant(_ identifier: String, forKey key: String, in cache: ImageCache) async {
+        guard var record = await cache.httpRecords.record(forKey: key, in: cache),
+            !record.variants.contains(identifier)
+        else { return }
+        record.variants.insert(identifier)
+        cache.httpRecords.save(record, forKey: key, in: cache, expiration: nil)
+    }
+
+    /// Removes the record of `key` and every entry it lists (a `no-store` response replaced them).
+    static func removeEverything(forKey key: String, in cache: ImageCache, originalCache: ImageCache) async {
+        guard let record = await cache.httpRecords.record(forKey: key, in: cache) else { return }
+        for identifier in record.variants {
+            await remove(identifier, forKey: key, in: identifier.isEmpty ? originalCache : cache)
+        }
+        cache.httpRecords.remove(forKey: key, in: cache)
+    }
+
+    /// Removes one entry from memory and disk; returns once the file is gone.
+    private static func remove(_ identifier: String, forKey key: String, in cache: ImageCache) async {
+        await withCheckedContinuation { continuation in
+            cache.removeImage(
+                forKey: key, processorIdentifier: identifier, forcedExtension: nil, fromMemory: true, fromDisk: true,
+                reporting: { _ in continuation.resume() })
+        }
+    }
+}

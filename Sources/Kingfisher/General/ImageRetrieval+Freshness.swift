@@ -1,0 +1,142 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What following HTTP caching decided about a cached entry.
+enum CachedEntryDecision {
+    /// Use it; the result says how it was validated.
+    case use(HTTPValidation)
+    /// The origin sent a new image, which is stored and is the result (`nil`: cancelled meanwhile).
+    case replaced(Result<RetrieveImageResult, KingfisherError>?)
+    /// It is not the current response's, or cannot be revalidated: download the source.
+    case refetch
+    /// The revalidation failed and the entry may not be used.
+    case failed(KingfisherError)
+}
+
+extension ImageRetrieval {
+    /// The policy when this retrieval follows HTTP caching for `source` (a network source), else `nil`.
+    func httpPolicy(for source: Source) -> HTTPCachePolicy? {
+        guard case .network = source, let policy = options.httpCachePolicy, policy.followsHeaders else { return nil }
+        return policy
+    }
+
+    /// Whether the entry of `key` made by `processorIdentifier` belongs to the current response and is fresh.
+    func isFresh(_ key: String, processorIdentifier: String, policy: HTTPCachePolicy) async -> Bool {
+        guard let record = await targetCache.httpRecords.record(forKey: key, in: targetCache),
+            record.variants.contains(processorIdentifier)
+        else { return false }
+        return record.state(at: targetCache.diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit)
+            == .fresh
+    }
+
+    /// Decides about a cached entry of `resource` made by `processorIdentifier`: fresh entries are used; stale ones
+    /// are revalidated with a conditional request (in the background when `stale-while-revalidate` allows, and
+    /// used anyway when `stale-if-error` allows and the origin fails); entries without a record, or with one that
+    /// does not list them, are refetched.
+    func validate(
+        _ resource: any Resource, processorIdentifier: String, policy: HTTPCachePolicy
+    ) async -> CachedEntryDecision {
+        let key = resource.cacheKey
+        guard let record = await targetCache.httpRecords.record(forKey: key, in: targetCache),
+            record.variants.contains(processorIdentifier)
+        else { return .refetch }
+        let whileRevalidating: Bool
+        let ifError: Bool
+        switch record.state(at: targetCache.diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit) {
+        case .fresh: return .use(.fresh)
+        case .stale(let swr, let sie):
+            whileRevalidating = swr
+            ifError = sie
+        }
+        guard record.hasValidator else { return .refetch }
+        if whileRevalidating {
+            revalidateInBackground(resource, record: record)
+            return .use(.stale(.revalidatingInBackground))
+        }
+        var conditional = internalOptions
+        conditional.conditionalHeaders = record.conditionalHeaders
+        let progress: DownloadProgressBlock? = progressBlock.map { block in
+            let queue = options.callbackQueue
+            return { received, total in queue.execute { block(received, total) } }
+        }
+        switch await download(resource, options: conditional, progressBlock: progress) {
+        case .success(let fetched) where fetched.isNotModified:
+            refresh(record, forKey: key, with: fetched.response)
+            return .use(.revalidated)
+        case .success(let fetched):
+            return .replaced(await finish(fetched, from: .network(resource)))
+        case .failure(let error) where ifError && Self.isOriginFailure(error):
+            return .use(.stale(.originFailed))
+        case .failure(let error):
+            return .failed(error)
+        }
+    }
+
+    /// After a 304: the record refreshed with the 304's fields (or removed, when it says `no-store`).
+    private func refresh(_ record: HTTPCacheRecord, forKey key: String, with response: ResponseHeaders?) {
+        let cache = targetCache
+        guard let response else { return }
+        if let refreshed = record.refreshed(
+            by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
+        {
+            cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: options.diskCacheExpiration)
+        } else {
+            cache.httpRecords.remove(forKey: key, in: cache)
+        }
+    }
+
+    /// `stale-while-revalidate`: a conditional request in a task of its own, which stores what it finds for the
+    /// next retrievals (a concurrent retrieval of the same source shares its download).
+    private func revalidateInBackground(_ resource: any Resource, record: HTTPCacheRecord) {
+        var conditional = internalOptions
+        conditional.conditionalHeaders = record.conditionalHeaders
+        conditional.waitForCache = true
+        let downloader = self.downloader
+        let key = resource.cacheKey
+        let cache = targetCache
+        let expiration = options.diskCacheExpiration
+        let processor = options.processor
+        Task.detached(priority: .utility) {
+            let loaded = await downloader.download(
+                resource.downloadURL, options: conditional, progressBlock: nil, handle: DownloadTask())
+            guard case .success(let fetched) = loaded,
+                let response = fetched.response?.measured(by: cache.diskStorage.config.now)
+            else { return }
+            if fetched.isNotModified {
+                if let refreshed = record.refreshed(
+                    by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
+                {
+                    cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: expiration)
+                }
+                return
+            }
+            let image = FetchedImage(
+                image: fetched.image, originalData: fetched.originalData, metrics: fetched.metrics, response: response)
+            guard let newRecord = HTTPFreshness.record(of: image, response) else {
+                await HTTPFreshness.removeEverything(forKey: key, in: cache, originalCache: cache)
+                return
+            }
+            await withCheckedContinuation { continuation in
+                cache.store(
+                    fetched.image, original: fetched.originalData, forKey: key, options: conditional,
+                    toDisk: true, completionHandler: { _ in continuation.resume() })
+            }
+            await HTTPFreshness.save(
+                newRecord, variants: [processor.identifier], forKey: key, in: cache, originalCache: cache,
+                expiration: expiration)
+        }
+    }
+
+    /// Whether `error` is the origin failing (unreachable, timed out, a `5xx`), which `stale-if-error` covers.
+    static func isOriginFailure(_ error: KingfisherError) -> Bool {
+        guard case .responseError(let reason) = error else { return false }
+        switch reason {
+        case .URLSessionError, .requestTimedOut: return true
+        case .invalidHTTPStatusCode(let response): return (500..<600).contains(response.statusCode)
+        default: return false
+        }
+    }
+}

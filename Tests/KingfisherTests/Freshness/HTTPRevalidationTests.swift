@@ -1,0 +1,228 @@
+import Foundation
+import Kingfisher
+import KingfisherLocking
+import KingfisherTestSupport
+import Testing
+
+/// Retrievals that follow the HTTP caching headers (``HTTPCachePolicy``) against a loopback origin whose image and
+/// headers the tests change: what the origin served (200s and 304s), and what each result says it was.
+@Suite struct HTTPRevalidationTests {
+    /// An origin for one path: it answers `If-None-Match` with a 304 when the tag still matches.
+    final class Origin: Sendable {
+        struct State {
+            var body = Fixtures.png(width: 40, height: 30)
+            var entityTag = #""v1""#
+            var cacheControl = "max-age=0"
+            var failing = false
+            var okCount = 0
+            var notModifiedCount = 0
+            var conditionalCount = 0
+        }
+
+        let state = Locked(State())
+
+        func change(_ body: (inout State) -> Void) { state.withLock { body(&$0) } }
+        var ok: Int { state.withLock { $0.okCount } }
+        var notModified: Int { state.withLock { $0.notModifiedCount } }
+        var conditional: Int { state.withLock { $0.conditionalCount } }
+
+        func respond(_ headers: [(String, String)]) -> TestHTTPServer.Route {
+            state.withLock { state in
+                let asked = headers.first { $0.0.lowercased() == "if-none-match" }?.1
+                if asked != nil { state.conditionalCount += 1 }
+                if state.failing { return .status(503) }
+                let fields = [("ETag", state.entityTag), ("Cache-Control", state.cacheControl)]
+                if asked == state.entityTag {
+                    state.notModifiedCount += 1
+                    return TestHTTPServer.Route(status: 304, headers: fields)
+                }
+                state.okCount += 1
+                return TestHTTPServer.Route(headers: fields + [("Content-Type", "image/png")], body: state.body)
+            }
+        }
+    }
+
+    /// A manager following HTTP caching over a cache whose clock the test moves, and an origin at `/photo.png`.
+    private func withOrigin(
+        _ body: (ManagerFixture, Origin, URL, TestClock) async throws -> Void
+    ) async throws {
+        try await withTemporaryDirectory { directory in
+            try await withDownloader { server, downloader in
+                let clock = TestClock()
+                let cache = try makeCache(in: directory, clock: clock)
+                let manager = KingfisherManager(downloader: downloader, cache: cache)
+                let origin = Origin()
+                server.route("/photo.png", responder: { origin.respond($0) })
+                manager.httpCachePolicy = .followsResponseHeaders
+                let fixture = ManagerFixture(
+                    server: server, downloader: downloader, cache: cache, directory: directory, manager: manager)
+                try await body(fixture, origin, server.url("/photo.png"), clock)
+                _ = try? await cache.calculateDiskStorageSize()
+            }
+        }
+    }
+
+    private let waiting: KingfisherOptionsInfo = [.waitForCache]
+
+    @Test func aFreshEntryIsUsedWithoutARequest() async throws {
+        try await withOrigin { f, origin, url, clock in
+            origin.change { $0.cacheControl = "max-age=600" }
+            let first = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(first.validation == .refetched && first.cacheType == .none)
+            f.cache.clearMemoryCache()
+            let second = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(second.validation == .fresh && second.cacheType == .disk)
+            let third = try await f.manager.retrieveImage(with: url)
+            #expect(third.validation == .fresh && third.cacheType == .memory)
+            #expect(f.server.hits("/photo.png") == 1)
+        }
+    }
+
+    @Test func aStaleEntryIsRevalidatedAndA304KeepsItWithoutADownload() async throws {
+        try await withOrigin { f, origin, url, clock in
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            // max-age=0: stale at once
+            let second = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(second.validation == .revalidated)
+            #expect(second.cacheType == .memory)
+            #expect(second.image.pixelWidth == 40)
+            #expect(origin.ok == 1 && origin.notModified == 1)
+            // The 304 refreshed the record: with a lifetime now, the next retrieval asks nobody
+            origin.change { $0.cacheControl = "max-age=600" }
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            let fourth = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(fourth.validation == .fresh)
+            #expect(origin.ok == 1 && origin.notModified == 2)
+        }
+    }
+
+    @Test func aChangedImageReplacesTheEntryAndEveryVariantMadeFromTheOldOne() async throws {
+        try await withOrigin { f, origin, url, clock in
+            // Given two variants (and the original) made from a response fresh for ten minutes
+            origin.change { $0.cacheControl = "max-age=600" }
+            let small = DownsamplingImageProcessor(size: CGSize(width: 20, height: 20))
+            let tinted = BlackWhiteProcessor()
+            let first = try await f.manager.retrieveImage(
+                with: url, options: [.processor(small), .cacheOriginalImage, .waitForCache])
+            #expect(first.validation == .refetched)
+            // (the second is made from the fresh original)
+            let second = try await f.manager.retrieveImage(
+                with: url, options: [.processor(tinted), .cacheOriginalImage, .waitForCache])
+            #expect(second.validation == .fresh)
+            #expect(origin.ok == 1)
+            // When the origin's image changes, and the entries have gone stale
+            clock.advance(by: 3600)
+            origin.change {
+                $0.body = Fixtures.png(width: 60, height: 20)
+                $0.entityTag = #""v2""#
+            }
+            // Then the next retrieval of one variant downloads and processes the new image
+            let changed = try await f.manager.retrieveImage(
+                with: url, options: [.processor(tinted), .cacheOriginalImage, .waitForCache])
+            #expect(changed.validation == .refetched)
+            #expect(changed.image.pixelWidth == 60)
+            // and the other variant, made from the old image, is gone from memory and disk; it is made again from
+            // the new original, without a download
+            let key = url.cacheKey
+            #expect(f.cache.retrieveImageInMemoryCache(forKey: key, options: [.processor(small)]) == nil)
+            #expect(!f.cache.isCached(forKey: key, processorIdentifier: small.identifier))
+            let other = try await f.manager.retrieveImage(
+                with: url, options: [.processor(small), .cacheOriginalImage, .waitForCache])
+            #expect(other.image.pixelWidth == 20 && other.image.pixelHeight == 7)
+            #expect(origin.ok == 2)
+        }
+    }
+
+    @Test func noStoreNeverReachesTheDiskAndNoCacheAlwaysAsks() async throws {
+        try await withOrigin { f, origin, url, clock in
+            origin.change { $0.cacheControl = "no-store" }
+            let stored = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(stored.validation == .refetched)
+            #expect(!f.cache.diskStorage.isCached(forKey: url.cacheKey))
+            origin.change { $0.cacheControl = "max-age=600, no-cache" }
+            f.cache.clearMemoryCache()
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(f.cache.diskStorage.isCached(forKey: url.cacheKey))
+            for _ in 0..<3 {
+                let again = try await f.manager.retrieveImage(with: url, options: waiting)
+                #expect(again.validation == .revalidated)
+            }
+            #expect(origin.notModified == 3)
+        }
+    }
+
+    @Test func staleIfErrorServesTheStaleEntryWhenTheOriginFails() async throws {
+        try await withOrigin { f, origin, url, clock in
+            origin.change { $0.cacheControl = "max-age=0, stale-if-error=600" }
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            origin.change { $0.failing = true }
+            let stale = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(stale.validation == .stale(.originFailed))
+            #expect(stale.image.pixelWidth == 40)
+            // Without the window, the failure is the result
+            origin.change {
+                $0.failing = false
+                $0.cacheControl = "max-age=0"
+            }
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            origin.change { $0.failing = true }
+            await #expect(throws: KingfisherError.self) {
+                try await f.manager.retrieveImage(with: url, options: waiting)
+            }
+        }
+    }
+
+    @Test func staleWhileRevalidateServesAtOnceAndRevalidatesInTheBackground() async throws {
+        try await withOrigin { f, origin, url, clock in
+            origin.change { $0.cacheControl = "max-age=0, stale-while-revalidate=600" }
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            origin.change {
+                $0.body = Fixtures.png(width: 60, height: 20)
+                $0.entityTag = #""v2""#
+            }
+            let stale = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(stale.validation == .stale(.revalidatingInBackground))
+            #expect(stale.image.pixelWidth == 40)
+            // The background revalidation fetched the new image and stored it for the next retrievals
+            #expect(await eventually(timeout: 30) { origin.ok == 2 })
+            origin.change { $0.cacheControl = "max-age=600" }
+            var latest = 0
+            for _ in 0..<200 where latest != 60 {
+                f.cache.clearMemoryCache()
+                latest = try await f.manager.retrieveImage(with: url, options: waiting).image.pixelWidth
+                if latest != 60 { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(latest == 60)
+        }
+    }
+
+    @Test func theDefaultPolicyIgnoresTheHeadersAsKingfisherDoes() async throws {
+        try await withOrigin { f, origin, url, clock in
+            f.manager.httpCachePolicy = .ignoresResponseHeaders
+            origin.change { $0.cacheControl = "no-store, max-age=0" }
+            let first = try await f.manager.retrieveImage(with: url, options: waiting)
+            let second = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(first.validation == nil && second.validation == nil)
+            #expect(second.cacheType == .memory)
+            #expect(f.cache.isCached(forKey: url.cacheKey))
+            #expect(f.server.hits("/photo.png") == 1)
+            // and a call can ask for it
+            f.cache.clearMemoryCache()
+            let asked = try await f.manager.retrieveImage(
+                with: url, options: [.httpCachePolicy(.followsResponseHeaders), .waitForCache])
+            #expect(asked.validation == .refetched)
+        }
+    }
+
+    @Test func a304ToARequestThatWasNotConditionalIsAnErrorAndCachesNothing() async throws {
+        try await withManager { f in
+            f.server.route("/odd.png", TestHTTPServer.Route(status: 304, headers: [("ETag", #""x""#)]))
+            f.manager.httpCachePolicy = .followsResponseHeaders
+            let url = f.server.url("/odd.png")
+            await #expect(throws: KingfisherError.self) {
+                try await f.manager.retrieveImage(with: url, options: [.waitForCache])
+            }
+            #expect(!f.cache.isCached(forKey: url.cacheKey))
+        }
+    }
+}
