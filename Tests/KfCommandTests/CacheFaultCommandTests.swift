@@ -90,7 +90,7 @@ struct CacheFaultCommandTests {
     func formatOnCacheHit() async throws {
         let server = try await TestHTTPServer.start()
         let dir = try TempDir()
-        server.route("/a.jpg", .ok(try Samples.jpeg(width: 64, height: 64), contentType: "image/jpeg"))
+        server.route("/a.jpg", .cacheable(try Samples.jpeg(width: 64, height: 64), contentType: "image/jpeg"))
         let url = server.url("/a.jpg").absoluteString
         let cache = ["--cache-dir", dir.path("cache")]
         for (format, file, expected) in [

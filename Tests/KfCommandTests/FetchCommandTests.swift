@@ -57,7 +57,8 @@ struct FetchCommandTests {
     func networkThenDiskCache() async throws {
         let server = try await TestHTTPServer.start()
         let dir = try TempDir()
-        server.route("/img/photo.jpg", .ok(try Samples.jpeg(width: 300, height: 300), contentType: "image/jpeg"))
+        server.route(
+            "/img/photo.jpg", .cacheable(try Samples.jpeg(width: 300, height: 300), contentType: "image/jpeg"))
         let arguments = [
             "fetch", server.url("/img/photo.jpg").absoluteString, "--downsample", "64x64", "--format", "webp",
             "--output", dir.path("out"), "--cache-dir", dir.path("cache"), "--json",
@@ -81,12 +82,13 @@ struct FetchCommandTests {
     func corruptCacheFile() async throws {
         let server = try await TestHTTPServer.start()
         let dir = try TempDir()
-        server.route("/c.png", .ok(try Samples.coordinatePNG(width: 50, height: 40), contentType: "image/png"))
+        server.route("/c.png", .cacheable(try Samples.coordinatePNG(width: 50, height: 40), contentType: "image/png"))
         let arguments = [
             "fetch", server.url("/c.png").absoluteString, "--cache-dir", dir.path("cache"), "--json", "--blur", "2",
         ]
         _ = try await Kf.run(arguments)
-        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path("cache")).first)
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path("cache")).first { !$0.hasSuffix(".http") })
         try Data("garbage where an image was".utf8).write(to: dir.url.appendingPathComponent("cache/\(name)"))
         let again = try await Kf.run(arguments)
         #expect(again.status == 0, "\(again.stderr)")
@@ -156,7 +158,7 @@ struct FetchCommandTests {
         let server = try await TestHTTPServer.start()
         let dir = try TempDir()
         let body = try Samples.jpeg(width: 120, height: 90)
-        server.route("/p.jpg", .ok(body, contentType: "image/jpeg"))
+        server.route("/p.jpg", .cacheable(body, contentType: "image/jpeg"))
         server.route("/page.html", .ok(Data("<html></html>".utf8), contentType: "text/html"))
         let image = server.url("/p.jpg").absoluteString
         let page = server.url("/page.html").absoluteString

@@ -1,6 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherLocking
+import KingfisherTestSupport
 
 /// Runs the `kf` binary SwiftPM built beside the test bundle, with its output captured in files (a pipe could
 /// fill up and stall the child).
@@ -101,5 +102,14 @@ enum Samples {
     static func jpeg(width: Int, height: Int) throws -> Data {
         try KFCrossPlatformImage(decoding: coordinatePNG(width: width, height: height)).kf.encoded(
             as: .JPEG, compressionQuality: 0.9)
+    }
+}
+
+extension TestHTTPServer.Route {
+    /// `200` with `body`, fresh for an hour (`Cache-Control: max-age=3600`): what a server that wants its images
+    /// cached sends, so that `kf`, which follows caching headers, serves them from its cache on the next run.
+    static func cacheable(_ body: Data, contentType: String = "application/octet-stream") -> Self {
+        TestHTTPServer.Route(
+            headers: [("Content-Type", contentType), ("Cache-Control", "max-age=3600")], body: body)
     }
 }

@@ -11,7 +11,7 @@ struct PrefetchCommandTests {
         let dir = try TempDir()
         for name in ["a", "b", "c"] {
             server.route(
-                "/\(name).png", .ok(try Samples.coordinatePNG(width: 64, height: 64), contentType: "image/png"))
+                "/\(name).png", .cacheable(try Samples.coordinatePNG(width: 64, height: 64), contentType: "image/png"))
         }
         let list = """
             # thumbnails for the gallery
@@ -32,7 +32,10 @@ struct PrefetchCommandTests {
         #expect(first.stderr.contains("urls.txt:5: not a URL or an absolute path"))
         #expect(first.stderrLines.contains { $0.contains("/missing.png") && $0.contains("404") }, "\(first.stderr)")
         #expect(first.stderr.contains("3 completed, 0 skipped, 2 failed"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("cache")).count == 3)
+        // three images, and the HTTP cache record of each
+        let stored = try FileManager.default.contentsOfDirectory(atPath: dir.path("cache"))
+        #expect(stored.filter { !$0.hasSuffix(".http") }.count == 3)
+        #expect(stored.filter { $0.hasSuffix(".http") }.count == 3)
         let second = try await Kf.run(arguments)
         #expect(second.stderr.contains("0 completed, 3 skipped, 2 failed"), "\(second.stderr)")
         for name in ["a", "b", "c"] { #expect(server.hits("/\(name).png") == 1) }

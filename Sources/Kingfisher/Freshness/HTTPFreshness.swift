@@ -35,7 +35,7 @@ enum HTTPFreshness {
                 }
             }
         }
-        cache.httpRecords.save(record, forKey: key, in: cache, expiration: expiration)
+        await cache.httpRecords.save(record, forKey: key, in: cache, expiration: expiration)
     }
 
     /// Adds a variant made again from a fresh cached original to the record of `key`.
@@ -44,7 +44,7 @@ enum HTTPFreshness {
             !record.variants.contains(identifier)
         else { return }
         record.variants.insert(identifier)
-        cache.httpRecords.save(record, forKey: key, in: cache, expiration: nil)
+        await cache.httpRecords.save(record, forKey: key, in: cache, expiration: nil)
     }
 
     /// Removes the record of `key` and every entry it lists (a `no-store` response replaced them).

@@ -11,6 +11,8 @@ import KingfisherLocking
 final class HTTPRecordStore: Sendable {
     /// The processor identifier of record files.
     static let identifier = "kingfisher-linux.http-record"
+    /// The extension of record files, so a summary can find them among the entries.
+    static let fileExtension = "http"
     /// Records kept in memory.
     static let memoryLimit = 1024
 
@@ -22,7 +24,8 @@ final class HTTPRecordStore: Sendable {
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
         let data: Data? = await withCheckedContinuation { continuation in
             cache.ioQueue.async {
-                continuation.resume(returning: try? cache.diskStorage.value(forKey: computed))
+                continuation.resume(
+                    returning: try? cache.diskStorage.value(forKey: computed, forcedExtension: Self.fileExtension))
             }
         }
         guard let data, let record = try? JSONDecoder().decode(HTTPCacheRecord.self, from: data) else { return nil }
@@ -35,19 +38,26 @@ final class HTTPRecordStore: Sendable {
         recent.withLock { $0[key] }
     }
 
-    /// Stores `record` for `key` (in memory at once, on disk with the cache's queued writes).
-    func save(_ record: HTTPCacheRecord, forKey key: String, in cache: ImageCache, expiration: StorageExpiration?) {
+    /// Stores `record` for `key`: in memory at once, on disk with the cache's queued writes; returns once the
+    /// file is written (a failure reaches the cache's logger, as any disk write's).
+    func save(
+        _ record: HTTPCacheRecord, forKey key: String, in cache: ImageCache, expiration: StorageExpiration?
+    ) async {
         remember(record, forKey: key)
         guard let data = try? JSONEncoder().encode(record) else { return }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
-        cache.enqueueWrite(data, computedKey: computed, expiration: expiration, forcedExtension: nil)
+        await withCheckedContinuation { continuation in
+            cache.enqueueWrite(
+                data, computedKey: computed, expiration: expiration, forcedExtension: Self.fileExtension,
+                done: { _ in continuation.resume() })
+        }
     }
 
     /// Forgets the record of `key`, in memory and on disk.
     func remove(forKey key: String, in cache: ImageCache) {
         _ = recent.withLock { $0.removeValue(forKey: key) }
         cache.removeImage(
-            forKey: key, processorIdentifier: Self.identifier, forcedExtension: nil, fromMemory: false,
+            forKey: key, processorIdentifier: Self.identifier, forcedExtension: Self.fileExtension, fromMemory: false,
             fromDisk: true, reporting: { _ in })
     }
 

@@ -64,7 +64,7 @@ extension ImageRetrieval {
         }
         switch await download(resource, options: conditional, progressBlock: progress) {
         case .success(let fetched) where fetched.isNotModified:
-            refresh(record, forKey: key, with: fetched.response)
+            await refresh(record, forKey: key, with: fetched.response)
             return .use(.revalidated)
         case .success(let fetched):
             return .replaced(await finish(fetched, from: .network(resource)))
@@ -76,13 +76,13 @@ extension ImageRetrieval {
     }
 
     /// After a 304: the record refreshed with the 304's fields (or removed, when it says `no-store`).
-    private func refresh(_ record: HTTPCacheRecord, forKey key: String, with response: ResponseHeaders?) {
+    private func refresh(_ record: HTTPCacheRecord, forKey key: String, with response: ResponseHeaders?) async {
         let cache = targetCache
         guard let response else { return }
         if let refreshed = record.refreshed(
             by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
         {
-            cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: options.diskCacheExpiration)
+            await cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: options.diskCacheExpiration)
         } else {
             cache.httpRecords.remove(forKey: key, in: cache)
         }
@@ -109,7 +109,7 @@ extension ImageRetrieval {
                 if let refreshed = record.refreshed(
                     by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
                 {
-                    cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: expiration)
+                    await cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: expiration)
                 }
                 return
             }

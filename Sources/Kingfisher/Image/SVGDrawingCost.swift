@@ -18,7 +18,12 @@ enum SVGDrawingCost {
         guard pixels > 4 * trialPixels.large else { return }
         let limit = ImageEngine.Configuration.current.timeLimit.seconds(forPixels: pixels)
         guard limit.isFinite else { return }
-        let small = try trial(bytes, pixels: trialPixels.small, of: pixels)
+        // A trial can only be slowed by the machine (another thread taking the core), never sped up. A slowed small
+        // trial makes the cost per pixel look smaller than it is, which could let a drawing of minutes through: so
+        // the small trial runs twice and the quicker run counts. A slowed large trial can only refuse too much.
+        let first = try trial(bytes, pixels: trialPixels.small, of: pixels)
+        let again = try trial(bytes, pixels: trialPixels.small, of: pixels)
+        let small = again.seconds < first.seconds ? again : first
         let large = try trial(bytes, pixels: trialPixels.large, of: pixels)
         let perPixel = max(0, large.seconds - small.seconds) / Double(max(1, large.pixels - small.pixels))
         let fixed = max(0, small.seconds - perPixel * Double(small.pixels))

@@ -21,6 +21,7 @@ struct CacheCommand: ParsableCommand {
         func run() throws {
             let cache = try cacheOptions.makeCache()
             let summary = try CacheCommand.summary(of: cache)
+            let records = cache.httpRecordSummary()
             let directory = cache.diskStorage.directoryURL.path
             if json {
                 Console.out(
@@ -28,7 +29,9 @@ struct CacheCommand: ParsableCommand {
                         CacheReport(
                             directory: directory, files: summary.fileCount, bytes: summary.totalSize,
                             expiredFiles: summary.expiredCount, expiredBytes: summary.expiredSize,
-                            temporaryFiles: summary.temporaryCount, temporaryBytes: summary.temporarySize)))
+                            temporaryFiles: summary.temporaryCount, temporaryBytes: summary.temporarySize,
+                            freshSources: records.fresh, staleSources: records.stale,
+                            sourcesWithoutValidators: records.withoutValidators)))
             } else {
                 Console.out("directory: \(directory)")
                 Console.out("files:     \(summary.fileCount) (\(CacheCommand.bytes(summary.totalSize)))")
@@ -36,6 +39,9 @@ struct CacheCommand: ParsableCommand {
                 Console.out(
                     "temporary: \(summary.temporaryCount) (\(CacheCommand.bytes(summary.temporarySize))), "
                         + "writes in progress or left by a killed process")
+                Console.out(
+                    "sources:   \(records.fresh) fresh, \(records.stale) stale (revalidated when next asked for), "
+                        + "\(records.withoutValidators) stale without validators (downloaded again)")
             }
         }
     }
@@ -107,4 +113,8 @@ private struct CacheReport: Encodable {
     let expiredBytes: UInt
     let temporaryFiles: Int
     let temporaryBytes: UInt
+    /// HTTP cache records (one per network source stored while following the servers' caching headers).
+    let freshSources: Int
+    let staleSources: Int
+    let sourcesWithoutValidators: Int
 }

@@ -42,7 +42,13 @@ struct DemoCommand: AsyncParsableCommand {
         Console.out("Drawing the sample images...")
         let samples = try DemoImage.all()
         let server = try await TestHTTPServer.start()
-        for sample in samples { server.route(sample.path, .ok(sample.data, contentType: sample.contentType)) }
+        for (index, sample) in samples.enumerated() {
+            // Fresh for an hour, with a validator: the second round is served from the cache without a request.
+            let headers = [
+                ("Content-Type", sample.contentType), ("Cache-Control", "max-age=3600"), ("ETag", "\"demo-\(index)\""),
+            ]
+            server.route(sample.path, TestHTTPServer.Route(headers: headers, body: sample.data))
+        }
         Console.out("Serving them at \(server.baseURL.absoluteString) (loopback, this process only).")
 
         var cacheOptions = CacheOptions()

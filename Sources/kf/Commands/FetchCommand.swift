@@ -81,7 +81,9 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let destination = try makeDestination()
         let cache = noCache ? CacheOptions.throwaway() : try cacheOptions.makeCache()
-        let pipeline = Pipeline(cache: cache, concurrency: concurrency, logger: logging.bootstrap())
+        let pipeline = Pipeline(
+            cache: cache, concurrency: concurrency, logger: logging.bootstrap(),
+            httpCachePolicy: cacheOptions.httpCachePolicy)
         let reporter = ProgressReporter(total: sources.count, verb: "fetching")
         for line in badSources { reporter.record(.failed, stderr: "error: \(line)") }
         let ticker = reporter.startTicking()

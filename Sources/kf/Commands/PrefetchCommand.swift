@@ -56,7 +56,8 @@ struct PrefetchCommand: AsyncParsableCommand {
         let file = try URLFile(path: urlFile)
         let cache = try cacheOptions.makeCache()
         let logger = logging.bootstrap()
-        let pipeline = Pipeline(cache: cache, concurrency: concurrency, logger: logger)
+        let pipeline = Pipeline(
+            cache: cache, concurrency: concurrency, logger: logger, httpCachePolicy: cacheOptions.httpCachePolicy)
         let errors = DownloadErrorLog()
         pipeline.downloader.delegate = errors
         let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)

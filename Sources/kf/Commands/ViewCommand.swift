@@ -68,7 +68,9 @@ struct ViewCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         if let outputFile {
-            let pipeline = Pipeline(cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger)
+            let pipeline = Pipeline(
+                cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger,
+                httpCachePolicy: cacheOptions.httpCachePolicy)
             let url = URL(fileURLWithPath: (outputFile as NSString).expandingTildeInPath)
             let failures = try await ViewSnapshot(manager: pipeline.manager).write(sources, to: url)
             await pipeline.shutdown()
@@ -82,7 +84,9 @@ struct ViewCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let placeholderImage = try loadPlaceholder()
-        let pipeline = Pipeline(cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger)
+        let pipeline = Pipeline(
+            cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger,
+            httpCachePolicy: cacheOptions.httpCachePolicy)
         let screen = TerminalScreen()
         let area = drawingArea
         screen.reserve(rows: area.rows)

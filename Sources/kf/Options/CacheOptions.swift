@@ -9,6 +9,18 @@ struct CacheOptions: ParsableArguments {
             "The disk cache directory (default: $XDG_CACHE_HOME/kf, else ~/.cache/kf).", valueName: "DIR"))
     var cacheDir: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Keep cached images for the cache's expiration whatever the server said, as Kingfisher does "
+                + "(default: follow Cache-Control, ETag and Last-Modified: fresh images without a request, stale "
+                + "ones revalidated)."))
+    var ignoreCacheHeaders = false
+
+    /// Whether retrievals follow the servers' caching headers (on unless `--ignore-cache-headers`).
+    var httpCachePolicy: HTTPCachePolicy {
+        ignoreCacheHeaders ? .ignoresResponseHeaders : .followsResponseHeaders
+    }
+
     /// The directory the cache files are in.
     var directory: URL {
         if let cacheDir { return URL(fileURLWithPath: (cacheDir as NSString).expandingTildeInPath) }

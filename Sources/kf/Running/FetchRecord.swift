@@ -13,9 +13,12 @@ struct FetchRecord: Encodable {
     var error: String?
     /// Why the result is not in the disk cache, when its write failed (the result itself may be fine).
     var cacheError: String?
+    /// How a network image was validated, when the run followed the servers' caching headers: `fresh`,
+    /// `revalidated`, `refetched` or `stale`.
+    var validation: String?
 
     private enum CodingKeys: String, CodingKey {
-        case source, output, width, height, format, bytes, cacheType, milliseconds, error, cacheError
+        case source, output, width, height, format, bytes, cacheType, milliseconds, error, cacheError, validation
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -30,6 +33,7 @@ struct FetchRecord: Encodable {
         try container.encode((milliseconds * 10).rounded() / 10, forKey: .milliseconds)
         try container.encode(error, forKey: .error)
         try container.encode(cacheError, forKey: .cacheError)
+        try container.encode(validation, forKey: .validation)
     }
 
     /// The record as one line of JSON.
@@ -40,8 +44,10 @@ struct FetchRecord: Encodable {
         if let error { return "error: \(source): \(error)" }
         let size = width.flatMap { w in height.map { "\(w)x\($0)" } } ?? "?"
         let place = output.map { " -> \($0)" } ?? ""
-        let kind = [format, bytes.map { "\($0) bytes" }, cacheType.map { "from \($0 == "none" ? "source" : $0)" }]
-            .compactMap { $0 }.joined(separator: ", ")
+        let kind = [
+            format, bytes.map { "\($0) bytes" }, cacheType.map { "from \($0 == "none" ? "source" : $0)" }, validation,
+        ]
+        .compactMap { $0 }.joined(separator: ", ")
         return "\(source)\(place) (\(size), \(kind), \(ProgressReporter.format(milliseconds, digits: 0)) ms)"
     }
 }

@@ -80,8 +80,11 @@ struct FetchRunner {
     {
         let start = ContinuousClock.now
         var record = FetchRecord(source: argument.text, milliseconds: 0)
-        if let cached = cachedBytes(for: argument.source.cacheKey) {
+        if await mayServeFromDisk(argument.source), let cached = cachedBytes(for: argument.source.cacheKey) {
             serve(cached, into: &record, outputName: outputName)
+            if case .network = argument.source, pipeline.manager.httpCachePolicy.followsHeaders {
+                record.validation = HTTPValidation.fresh.name
+            }
             record.milliseconds = Self.milliseconds(since: start)
             return record
         }
@@ -92,6 +95,7 @@ struct FetchRunner {
                 record.height = result.image.pixelHeight
             }
             record.cacheType = Self.name(of: result.cacheType)
+            record.validation = result.validation?.name
             if let storeError = result.diskStoreError {
                 let computed = ImageCache.computedKey(
                     forKey: argument.source.cacheKey, processorIdentifier: processor.identifier)
@@ -119,6 +123,16 @@ struct FetchRunner {
         }
         record.milliseconds = Self.milliseconds(since: start)
         return record
+    }
+
+    /// Whether a disk hit may be served without the manager: always when the run ignores caching headers or the
+    /// source is not a network image; otherwise only when its HTTP cache record says fresh (the manager
+    /// revalidates the rest).
+    private func mayServeFromDisk(_ source: Source) async -> Bool {
+        guard case .network = source, pipeline.manager.httpCachePolicy.followsHeaders else { return true }
+        return await pipeline.cache.isFreshByHTTP(
+            forKey: source.cacheKey, processorIdentifier: processor.identifier,
+            policy: pipeline.manager.httpCachePolicy)
     }
 
     /// The cached file of a source cached under this run's processor and format, read as the disk cache reads (an

@@ -8,12 +8,19 @@ struct Pipeline {
     let cache: ImageCache
     let downloader: ImageDownloader
 
-    /// - Parameter logger: where the manager, the downloader and the cache log (`--log-level`); `nil` logs nothing.
-    init(cache: ImageCache, concurrency: Int, logger: Logger? = nil) {
+    /// - Parameters:
+    ///   - logger: where the manager, the downloader and the cache log (`--log-level`); `nil` logs nothing.
+    ///   - httpCachePolicy: whether retrievals follow the servers' caching headers (they do unless
+    ///     `--ignore-cache-headers`).
+    init(
+        cache: ImageCache, concurrency: Int, logger: Logger? = nil,
+        httpCachePolicy: HTTPCachePolicy = .followsResponseHeaders
+    ) {
         let configuration = ImageDownloader.Configuration(maxConcurrentDownloads: concurrency)
         downloader = ImageDownloader(name: "kf", configuration: configuration)
         self.cache = cache
         manager = KingfisherManager(downloader: downloader, cache: cache)
+        manager.httpCachePolicy = httpCachePolicy
         if let logger {
             manager.logger = logger
             downloader.logger = logger

@@ -1,0 +1,50 @@
+public import Foundation
+
+extension ImageCache {
+    /// How the HTTP cache records in a cache's directory stand (one record per network source stored while
+    /// following HTTP caching, see ``HTTPCachePolicy``). Ours.
+    public struct HTTPRecordSummary: Sendable, Hashable {
+        /// Records within their freshness lifetime: their entries are used without a request.
+        public var fresh = 0
+        /// Stale records with a validator: their entries are revalidated with a conditional request.
+        public var stale = 0
+        /// Stale records without a validator (no `ETag`, no `Last-Modified`): their entries are downloaded again.
+        public var withoutValidators = 0
+
+        public init() {}
+    }
+
+    /// Counts the HTTP cache records on disk, aged with the disk storage's clock. Unreadable records are left out.
+    public func httpRecordSummary(policy: HTTPCachePolicy = .followsResponseHeaders) -> HTTPRecordSummary {
+        var summary = HTTPRecordSummary()
+        let directory = diskStorage.directoryURL
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let now = diskStorage.config.now()
+        let decoder = JSONDecoder()
+        for name in names where name.hasSuffix("." + HTTPRecordStore.fileExtension) {
+            guard let data = try? Data(contentsOf: directory.appendingPathComponent(name)),
+                let record = try? decoder.decode(HTTPCacheRecord.self, from: data)
+            else { continue }
+            if record.state(at: now, heuristicLimit: policy.heuristicFreshnessLimit) == .fresh {
+                summary.fresh += 1
+            } else if record.hasValidator {
+                summary.stale += 1
+            } else {
+                summary.withoutValidators += 1
+            }
+        }
+        return summary
+    }
+
+    /// Whether the entry of `key` made by the processor `processorIdentifier` (`""` for the original) is fresh by
+    /// its HTTP cache record: it was stored from the response the record describes, and that response is within
+    /// its freshness lifetime. `false` without a record. Ours.
+    public func isFreshByHTTP(
+        forKey key: String, processorIdentifier: String = "", policy: HTTPCachePolicy = .followsResponseHeaders
+    ) async -> Bool {
+        guard let record = await httpRecords.record(forKey: key, in: self),
+            record.variants.contains(processorIdentifier)
+        else { return false }
+        return record.state(at: diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit) == .fresh
+    }
+}
