@@ -1,0 +1,52 @@
+import Foundation
+import Kingfisher
+import KingfisherLocking
+import KingfisherTestSupport
+import Testing
+
+@Suite("kf and the servers' caching headers")
+struct ValidationCommandTests {
+    @Test("fetch prints how each image was validated; cache info counts fresh and stale sources")
+    func validationField() async throws {
+        let server = try await TestHTTPServer.start()
+        let dir = try TempDir()
+        let body = try Samples.coordinatePNG(width: 40, height: 30)
+        let notModified = Locked(0)
+        // An origin that answers If-None-Match with a 304 and says its image is stale at once
+        server.route("/v.png") { headers in
+            let fields = [("ETag", #""v1""#), ("Cache-Control", "max-age=0"), ("Content-Type", "image/png")]
+            if headers.contains(where: { $0.0.lowercased() == "if-none-match" && $0.1 == #""v1""# }) {
+                notModified.withLock { $0 += 1 }
+                return TestHTTPServer.Route(status: 304, headers: fields)
+            }
+            return TestHTTPServer.Route(headers: fields, body: body)
+        }
+        server.route("/f.png", .cacheable(body, contentType: "image/png"))
+        let cache = ["--cache-dir", dir.path("cache")]
+        let arguments = ["fetch", server.url("/v.png").absoluteString, server.url("/f.png").absoluteString, "--json"]
+        let first = try await Kf.run(arguments + cache)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(Set(first.jsonObjects.compactMap { $0["validation"] as? String }) == ["refetched"])
+        let second = try await Kf.run(arguments + cache)
+        let validations = Dictionary(
+            uniqueKeysWithValues: second.jsonObjects.compactMap { object -> (String, String)? in
+                guard let source = object["source"] as? String, let how = object["validation"] as? String else {
+                    return nil
+                }
+                return (URL(string: source)?.lastPathComponent ?? source, how)
+            })
+        #expect(validations == ["v.png": "revalidated", "f.png": "fresh"])
+        #expect(notModified.withLock { $0 } == 1)
+        #expect(server.hits("/f.png") == 1)
+        let info = try await Kf.run(["cache", "info", "--json"] + cache)
+        let report = try #require(info.jsonObjects.first)
+        #expect(report["freshSources"] as? Int == 1)
+        #expect(report["staleSources"] as? Int == 1)
+        #expect(report["sourcesWithoutValidators"] as? Int == 0)
+        // --ignore-cache-headers: the cache answers, whatever the server said
+        let ignoring = try await Kf.run(arguments + cache + ["--ignore-cache-headers"])
+        #expect(ignoring.jsonObjects.allSatisfy { $0["cacheType"] as? String == "disk" && $0["validation"] is NSNull })
+        #expect(server.hits("/v.png") == 2)
+        try await server.shutdown()
+    }
+}
