@@ -3,6 +3,8 @@
 #
 #   serve_directory DIR WORK      # WORK: a scratch directory for nginx's configuration, pid and log
 #
+# SERVE_DIRECTIVES, when set, is added to nginx's server block (e.g. an `add_header`).
+#
 # Sets PORT, SERVER (what serves) and SERVER_PID (stop it with `kill "$SERVER_PID"`), and returns once the server
 # answers a request for DIR's first file.
 serve_directory() {
@@ -25,6 +27,7 @@ http {
     server {
         listen 127.0.0.1:$PORT;
         root $dir;
+        ${SERVE_DIRECTIVES:-}
     }
 }
 EOF

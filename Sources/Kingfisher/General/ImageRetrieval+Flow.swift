@@ -135,6 +135,19 @@ extension ImageRetrieval {
     /// processed image already, so they are not.
     private func fromTargetCache(_ source: Source) async -> CacheStep {
         let options = internalOptions
+        var validation: HTTPValidation?
+        if case .network(let resource) = source, let policy = httpPolicy(for: source) {
+            // Following HTTP caching, the record decides before the entry is read: a stale entry costs a
+            // conditional request, and its bytes are read only when they are to be used.
+            guard isInTargetCache(source.cacheKey, options: options) else { return .miss }
+            switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
+            case .use(let how): validation = how
+            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
+            case .refetch: return .miss
+            case .failed(let error): return .done(.failure(error))
+            }
+        }
+        // (A 304 whose entry was removed meanwhile finds nothing here: the source is downloaded.)
         guard let (found, cacheType) = await lookUp(source.cacheKey, in: targetCache, options: options) else {
             return .miss
         }
@@ -150,15 +163,6 @@ extension ImageRetrieval {
         case .success(let made): image = made
         case .failure(let error): return .done(.failure(error))
         }
-        var validation: HTTPValidation?
-        if case .network(let resource) = source, let policy = httpPolicy(for: source) {
-            switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
-            case .use(let how): validation = how
-            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
-            case .refetch: return .miss
-            case .failed(let error): return .done(.failure(error))
-            }
-        }
         guard commit() else { return .cancelled }
         if cacheType == .disk {
             let computed = ImageCache.computedKey(
@@ -171,6 +175,15 @@ extension ImageRetrieval {
                 result(image, from: source, cacheType: cacheType, validation: validation) {
                     serializer.data(with: image, original: nil)
                 }))
+    }
+
+    /// Whether the target cache has an entry of `key` for these options (in memory, or on disk unless
+    /// `fromMemoryCacheOrRefresh`), without reading it.
+    private func isInTargetCache(_ key: String, options: KingfisherParsedOptionsInfo) -> Bool {
+        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        if targetCache.memoryStorage.isCached(forKey: computed) { return true }
+        return !options.fromMemoryCacheOrRefresh
+            && targetCache.diskStorage.isCached(forKey: computed, forcedExtension: options.forcedExtension)
     }
 
     /// The image in `cache`'s memory, or (unless `fromMemoryCacheOrRefresh`) decoded from its disk, without

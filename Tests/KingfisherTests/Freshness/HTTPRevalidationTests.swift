@@ -214,6 +214,19 @@ import Testing
         }
     }
 
+    @Test func aStaleRecordWhoseEntryIsGoneIsFetchedWithoutAConditionalRequest() async throws {
+        try await withOrigin { f, origin, url, _ in
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            // The entry is evicted (memory and disk), its record stays
+            f.cache.clearMemoryCache()
+            try f.cache.diskStorage.remove(forKey: url.cacheKey)
+            let again = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(again.validation == .refetched)
+            #expect(again.image.pixelWidth == 40)
+            #expect(origin.conditional == 0 && origin.ok == 2)
+        }
+    }
+
     @Test func a304ToARequestThatWasNotConditionalIsAnErrorAndCachesNothing() async throws {
         try await withManager { f in
             f.server.route("/odd.png", TestHTTPServer.Route(status: 304, headers: [("ETag", #""x""#)]))
