@@ -124,6 +124,23 @@ extension ImageCache {
         }
     }
 
+    /// Queues, as a barrier, the write of what `latest` returns when the write runs (nothing when it returns
+    /// `nil`): writes of one small file that changes often (an HTTP cache record) then land in order, each with the
+    /// newest content.
+    func enqueueLatestWrite(
+        computedKey: String, expiration: StorageExpiration?, forcedExtension: String?,
+        latest: @escaping @Sendable () -> Data?, done: @escaping @Sendable () -> Void
+    ) {
+        ioQueue.async(flags: .barrier) {
+            if let data = latest() {
+                _ = self.writeToDisk(
+                    data, forKey: computedKey, expiration: expiration, writeOptions: [],
+                    forcedExtension: forcedExtension)
+            }
+            done()
+        }
+    }
+
     private func writeToDisk(
         _ data: Data, forKey computedKey: String, expiration: StorageExpiration?,
         writeOptions: Data.WritingOptions, forcedExtension: String?

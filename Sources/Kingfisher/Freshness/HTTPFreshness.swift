@@ -1,5 +1,6 @@
 import CChecksum
 import Foundation
+import KingfisherLocking
 
 /// The cache side of following HTTP caching: making a response's record, and keeping the records and the entries
 /// they describe in step.
@@ -24,27 +25,44 @@ enum HTTPFreshness {
         _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
         originalCache: ImageCache, expiration: StorageExpiration?
     ) async {
-        var record = record
-        record.variants = variants
-        if let previous = await cache.httpRecords.record(forKey: key, in: cache) {
-            if previous.contentTag == record.contentTag {
-                record.variants.formUnion(previous.variants)
-            } else {
-                for identifier in previous.variants.subtracting(variants) {
-                    await remove(identifier, forKey: key, in: identifier.isEmpty ? originalCache : cache)
-                }
+        let replaced = Locked<Set<String>>([])
+        await cache.httpRecords.update(forKey: key, in: cache, expiration: expiration) { current in
+            var new = record
+            new.variants = variants
+            if let current, current.contentTag == record.contentTag {
+                new.variants.formUnion(current.variants)
+            } else if let current {
+                replaced.withLock { $0 = current.variants.subtracting(variants) }
             }
+            current = new
         }
-        await cache.httpRecords.save(record, forKey: key, in: cache, expiration: expiration)
+        for identifier in replaced.withLock({ $0 }) {
+            await remove(identifier, forKey: key, in: identifier.isEmpty ? originalCache : cache)
+        }
     }
 
     /// Adds a variant made again from a fresh cached original to the record of `key`.
     static func addVariant(_ identifier: String, forKey key: String, in cache: ImageCache) async {
-        guard var record = await cache.httpRecords.record(forKey: key, in: cache),
-            !record.variants.contains(identifier)
-        else { return }
-        record.variants.insert(identifier)
-        await cache.httpRecords.save(record, forKey: key, in: cache, expiration: nil)
+        await cache.httpRecords.update(forKey: key, in: cache, expiration: nil) { current in
+            current?.variants.insert(identifier)
+        }
+    }
+
+    /// After a `304` to a revalidation made with `revalidated`: the current record of `key` refreshed with the
+    /// 304's fields, when it still describes the same bytes (another retrieval may have replaced it meanwhile);
+    /// removed when the 304 says `no-store`.
+    static func refresh(
+        _ revalidated: HTTPCacheRecord, forKey key: String, with response: ResponseHeaders, in cache: ImageCache,
+        expiration: StorageExpiration?
+    ) async {
+        let removed = Locked(false)
+        await cache.httpRecords.update(forKey: key, in: cache, expiration: expiration) { current in
+            guard let record = current, record.contentTag == revalidated.contentTag else { return }
+            current = record.refreshed(
+                by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
+            if current == nil { removed.withLock { $0 = true } }
+        }
+        if removed.withLock({ $0 }) { cache.httpRecords.remove(forKey: key, in: cache) }
     }
 
     /// Removes the record of `key` and every entry it lists (a `no-store` response replaced them).

@@ -38,19 +38,39 @@ final class HTTPRecordStore: Sendable {
         recent.withLock { $0[key] }
     }
 
-    /// Stores `record` for `key`: in memory at once, on disk with the cache's queued writes; returns once the
-    /// file is written (a failure reaches the cache's logger, as any disk write's).
+    /// Changes the record of `key` in one step (`change` gets the current record, `nil` when there is none, and
+    /// leaves the new one, `nil` to keep none): concurrent changes of one record never lose each other's (two
+    /// variants stored at once are both listed). In memory at once; on disk by a write that runs after every
+    /// earlier one and writes the newest record. Returns once that write is done (a failure reaches the cache's
+    /// logger, as any disk write's).
+    func update(
+        forKey key: String, in cache: ImageCache, expiration: StorageExpiration?,
+        _ change: @Sendable (inout HTTPCacheRecord?) -> Void
+    ) async {
+        _ = await record(forKey: key, in: cache)  // the one on disk, into memory, if it is not there
+        let changed = recent.withLock { recent -> HTTPCacheRecord? in
+            var record = recent[key]
+            change(&record)
+            recent[key] = record
+            return record
+        }
+        guard changed != nil else { return }
+        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
+        await withCheckedContinuation { continuation in
+            cache.enqueueLatestWrite(
+                computedKey: computed, expiration: expiration, forcedExtension: Self.fileExtension,
+                latest: { [self] in
+                    recent.withLock { $0[key] }.flatMap { try? JSONEncoder().encode($0) }
+                },
+                done: { continuation.resume() })
+        }
+    }
+
+    /// Stores `record` for `key`, replacing any.
     func save(
         _ record: HTTPCacheRecord, forKey key: String, in cache: ImageCache, expiration: StorageExpiration?
     ) async {
-        remember(record, forKey: key)
-        guard let data = try? JSONEncoder().encode(record) else { return }
-        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
-        await withCheckedContinuation { continuation in
-            cache.enqueueWrite(
-                data, computedKey: computed, expiration: expiration, forcedExtension: Self.fileExtension,
-                done: { _ in continuation.resume() })
-        }
+        await update(forKey: key, in: cache, expiration: expiration) { $0 = record }
     }
 
     /// Forgets the record of `key`, in memory and on disk.

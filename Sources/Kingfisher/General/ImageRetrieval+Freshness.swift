@@ -77,15 +77,9 @@ extension ImageRetrieval {
 
     /// After a 304: the record refreshed with the 304's fields (or removed, when it says `no-store`).
     private func refresh(_ record: HTTPCacheRecord, forKey key: String, with response: ResponseHeaders?) async {
-        let cache = targetCache
         guard let response else { return }
-        if let refreshed = record.refreshed(
-            by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
-        {
-            await cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: options.diskCacheExpiration)
-        } else {
-            cache.httpRecords.remove(forKey: key, in: cache)
-        }
+        await HTTPFreshness.refresh(
+            record, forKey: key, with: response, in: targetCache, expiration: options.diskCacheExpiration)
     }
 
     /// `stale-while-revalidate`: a conditional request in a task of its own, which stores what it finds for the
@@ -106,11 +100,7 @@ extension ImageRetrieval {
                 let response = fetched.response?.measured(by: cache.diskStorage.config.now)
             else { return }
             if fetched.isNotModified {
-                if let refreshed = record.refreshed(
-                    by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
-                {
-                    await cache.httpRecords.save(refreshed, forKey: key, in: cache, expiration: expiration)
-                }
+                await HTTPFreshness.refresh(record, forKey: key, with: response, in: cache, expiration: expiration)
                 return
             }
             let image = FetchedImage(

@@ -214,6 +214,30 @@ import Testing
         }
     }
 
+    @Test func variantsStoredAtTheSameTimeAreAllListedInTheRecord() async throws {
+        try await withOrigin { f, origin, url, _ in
+            origin.change { $0.cacheControl = "max-age=600" }
+            // Given eight processed variants of one source stored at the same time
+            let processors = (1...8).map { BlurImageProcessor(blurRadius: CGFloat($0)) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for processor in processors {
+                    group.addTask {
+                        _ = try await f.manager.retrieveImage(
+                            with: url, options: [.processor(processor), .waitForCache])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // Then every one is fresh from the disk afterwards: none was lost from the record
+            f.cache.clearMemoryCache()
+            for processor in processors {
+                let again = try await f.manager.retrieveImage(with: url, options: [.processor(processor)])
+                #expect(again.validation == .fresh && again.cacheType == .disk, "\(processor.identifier)")
+            }
+            #expect(origin.ok == 1)
+        }
+    }
+
     @Test func aStaleRecordWhoseEntryIsGoneIsFetchedWithoutAConditionalRequest() async throws {
         try await withOrigin { f, origin, url, _ in
             _ = try await f.manager.retrieveImage(with: url, options: waiting)
