@@ -49,4 +49,21 @@ struct ValidationCommandTests {
         #expect(server.hits("/v.png") == 2)
         try await server.shutdown()
     }
+
+    @Test("prefetch --original keeps each response's record, so a later fetch is fresh without a request")
+    func prefetchedOriginalsAreFresh() async throws {
+        let server = try await TestHTTPServer.start()
+        let dir = try TempDir()
+        server.route("/p.jpg", .cacheable(try Samples.jpeg(width: 80, height: 60), contentType: "image/jpeg"))
+        let url = server.url("/p.jpg").absoluteString
+        try Data(url.utf8).write(to: dir.url.appendingPathComponent("urls.txt"))
+        let prefetch = try await Kf.run(
+            ["prefetch", "--url-file", dir.path("urls.txt"), "--original", "--cache-dir", dir.path("cache")])
+        #expect(prefetch.status == 0, "\(prefetch.stderr)")
+        let fetch = try await Kf.run(["fetch", url, "--original", "--json", "--cache-dir", dir.path("cache")])
+        // (made from the cached original, fresh by its record, without a request)
+        #expect(fetch.jsonObjects.first?["validation"] as? String == "fresh", "\(fetch.stdout)")
+        #expect(server.hits("/p.jpg") == 1)
+        try await server.shutdown()
+    }
 }

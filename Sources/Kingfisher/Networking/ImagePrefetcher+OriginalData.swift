@@ -21,9 +21,10 @@ extension ImagePrefetcher {
         var fetchOptions = options
         fetchOptions.callbackQueue = .untouch
         let allFrames = !options.onlyLoadFirstFrame
-        let fetched: @Sendable (Result<Data, KingfisherError>) -> Void = { result in
+        let fetched: @Sendable (Result<(Data, ResponseHeaders?), KingfisherError>) -> Void = { result in
             switch result {
-            case .success(let data): self.storeOriginalData(data, index: index, cache: cache)
+            case .success(let (data, response)):
+                self.storeOriginalData(data, response: response, index: index, cache: cache)
             case .failure(let error): self.fail(index, error)
             }
         }
@@ -37,7 +38,7 @@ extension ImagePrefetcher {
             fetchOptions.progressiveJPEG = nil
             let downloader = options.downloader ?? manager.downloader
             let task = downloader.downloadImage(with: resource.downloadURL, options: fetchOptions) { result in
-                fetched(result.map(\.originalData))
+                fetched(result.map { ($0.originalData, $0.response) })
             }
             register(index, cancel: { task.cancel() })
         case .provider(let provider):
@@ -64,15 +65,16 @@ extension ImagePrefetcher {
                 let checked = await DecodeExecutor.run(on: fetchOptions.processingQueue, engine: fetchOptions.engine) {
                     ImageHeaderCheck.check(data, allFrames: allFrames, processor: processor)
                 }
-                fetched(checked.map { data })
+                fetched(checked.map { (data, nil) })
             }
             register(index, cancel: { work.cancel() })
         }
     }
 
     /// Writes the serializer's bytes for `data` and ends the source: completed once the file is written, failed
-    /// when the write fails.
-    private func storeOriginalData(_ data: Data, index: Int, cache: ImageCache) {
+    /// when the write fails. Following HTTP caching, the response's record is written after the file, as the
+    /// manager writes it; a `no-store` response completes with nothing written.
+    private func storeOriginalData(_ data: Data, response: ResponseHeaders?, index: Int, cache: ImageCache) {
         // The serializer is asked as the manager asks it, with the original bytes; there is no decoded image to
         // hand it, so it gets an empty one.
         guard let serialized = options.cacheSerializer.data(with: KFCrossPlatformImage(), original: data) else {
@@ -80,14 +82,40 @@ extension ImagePrefetcher {
             return
         }
         // Where the manager's store writes it: `key@<processor>`, the options' expiration, write options, extension.
-        let computed = ImageCache.computedKey(
-            forKey: sources[index].cacheKey, processorIdentifier: options.processor.identifier)
+        let key = sources[index].cacheKey
+        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        var record: HTTPCacheRecord?
+        if case .network = sources[index], let response,
+            (options.httpCachePolicy ?? manager.httpCachePolicy).followsHeaders
+        {
+            let measured = response.measured(by: cache.diskStorage.config.now)
+            guard
+                let made = HTTPCacheRecord(
+                    headers: measured.fields, requestTime: measured.requestTime, responseTime: measured.responseTime,
+                    contentTag: HTTPFreshness.contentTag(of: data))
+            else {
+                finish(index, .completed)
+                return
+            }
+            record = made
+        }
+        let recordToSave = record
+        let variant = options.processor.identifier
+        let expiration = options.diskCacheExpiration
         cache.enqueueWrite(
-            serialized, computedKey: computed, expiration: options.diskCacheExpiration,
+            serialized, computedKey: computed, expiration: expiration,
             writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension
         ) { failure in
             // On a failure the cache logged why.
-            self.finish(index, failure == nil ? .completed : .failed)
+            guard failure == nil, let record = recordToSave else {
+                self.finish(index, failure == nil ? .completed : .failed)
+                return
+            }
+            Task {
+                await HTTPFreshness.save(
+                    record, variants: [variant], forKey: key, in: cache, originalCache: cache, expiration: expiration)
+                self.finish(index, .completed)
+            }
         }
     }
 }
