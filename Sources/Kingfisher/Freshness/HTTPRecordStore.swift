@@ -5,9 +5,9 @@ import KingfisherLocking
 /// with an identifier no processor has (so it is named, swept and cleared like the entries it describes), and the
 /// recent ones in memory, so a memory hit does not read a file to learn whether it is fresh.
 ///
-/// Records are written after the entries they describe (both atomically), so a crash between the two leaves the
-/// old record, whose content tag the new entries do not match: they are then refetched, never served as the old
-/// response's.
+/// Records are written after the entries they describe (both atomically). A crash between the two leaves a new
+/// entry under the old record: it is used while that record is fresh, then revalidated with the old validator,
+/// which the origin no longer matches, so it is downloaded again. An older image is never kept as a newer one's.
 final class HTTPRecordStore: Sendable {
     /// The processor identifier of record files.
     static let identifier = "kingfisher-linux.http-record"
