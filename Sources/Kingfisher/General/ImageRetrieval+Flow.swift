@@ -204,16 +204,20 @@ extension ImageRetrieval {
     ///   large image the processor exists to avoid keeping.
     private func fromOriginalCache(_ source: Source) async -> CacheStep {
         let key = source.cacheKey
-        guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !isCancelled,
-            await isOriginalCached(key),
-            let (original, _) = await lookUp(key, in: originalCache, options: originalOptions)
+        guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !isCancelled, await isOriginalCached(key)
         else { return .miss }
         var validation: HTTPValidation?
-        if let policy = httpPolicy(for: source) {
-            // Only a fresh original is processed again; otherwise the source is revalidated or fetched.
-            guard await isFresh(key, processorIdentifier: "", policy: policy) else { return .miss }
-            validation = .fresh
+        if case .network(let resource) = source, let policy = httpPolicy(for: source) {
+            // The original's record decides before it is read: fresh, it is processed again; stale, it is
+            // revalidated first (a 304 keeps it, a 200 is the new image, processed as downloaded).
+            switch await validate(resource, processorIdentifier: "", policy: policy) {
+            case .use(let how): validation = how
+            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
+            case .refetch: return .miss
+            case .failed(let error): return .done(.failure(error))
+            }
         }
+        guard let (original, _) = await lookUp(key, in: originalCache, options: originalOptions) else { return .miss }
         guard !isCancelled else { return .cancelled }
         let processingOptions = internalOptions
         let metrics = self.metrics

@@ -23,15 +23,6 @@ extension ImageRetrieval {
         return policy
     }
 
-    /// Whether the entry of `key` made by `processorIdentifier` belongs to the current response and is fresh.
-    func isFresh(_ key: String, processorIdentifier: String, policy: HTTPCachePolicy) async -> Bool {
-        guard let record = await targetCache.httpRecords.record(forKey: key, in: targetCache),
-            record.variants.contains(processorIdentifier)
-        else { return false }
-        return record.state(at: targetCache.diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit)
-            == .fresh
-    }
-
     /// Decides about a cached entry of `resource` made by `processorIdentifier`: fresh entries are used; stale ones
     /// are revalidated with a conditional request (in the background when `stale-while-revalidate` allows, and
     /// used anyway when `stale-if-error` allows and the origin fails); entries without a record, or with one that

@@ -238,6 +238,22 @@ import Testing
         }
     }
 
+    @Test func aNewVariantOfAStaleOriginalIsMadeFromItAfterA304() async throws {
+        try await withOrigin { f, origin, url, _ in
+            // Given the original cached with one variant, both stale at once (max-age=0)
+            let small = DownsamplingImageProcessor(size: CGSize(width: 20, height: 20))
+            _ = try await f.manager.retrieveImage(
+                with: url, options: [.processor(small), .cacheOriginalImage, .waitForCache])
+            // When another processor asks for the source
+            let tinted = try await f.manager.retrieveImage(
+                with: url, options: [.processor(BlackWhiteProcessor()), .cacheOriginalImage, .waitForCache])
+            // Then the original was revalidated, not downloaded again, and the variant made from it
+            #expect(tinted.validation == .revalidated)
+            #expect(tinted.image.pixelWidth == 40)
+            #expect(origin.ok == 1 && origin.notModified == 1)
+        }
+    }
+
     @Test func aStaleRecordWhoseEntryIsGoneIsFetchedWithoutAConditionalRequest() async throws {
         try await withOrigin { f, origin, url, _ in
             _ = try await f.manager.retrieveImage(with: url, options: waiting)
