@@ -123,6 +123,13 @@ struct HTTPCacheRecord: Sendable, Hashable, Codable {
         return state
     }
 
+    /// What the record allows for the entry made by the processor `variant` (`""` for the original) at `now`;
+    /// `nil` when the record does not list it (the entry was not made from this response).
+    func state(ofVariant variant: String, at now: Date, policy: HTTPCachePolicy) -> FreshnessState? {
+        guard variants.contains(variant) else { return nil }
+        return state(at: now, heuristicLimit: policy.heuristicFreshnessLimit)
+    }
+
     /// The record after a `304 Not Modified` (RFC 9111 §4.3.4): the fields the 304 sends replace the stored ones,
     /// and its `Date`, `Age` and times become the record's, so the entry ages from now. `nil` when the 304 says
     /// `no-store`: the entry must go.

@@ -5,11 +5,11 @@ import KingfisherLocking
 /// The cache side of following HTTP caching: making a response's record, and keeping the records and the entries
 /// they describe in step.
 enum HTTPFreshness {
-    /// The record of a downloaded image's response; `nil` when the response says `no-store`.
-    static func record(of fetched: FetchedImage, _ response: ResponseHeaders) -> HTTPCacheRecord? {
+    /// The record of the response that brought `data`; `nil` when the response says `no-store`.
+    static func record(of data: Data, _ response: ResponseHeaders) -> HTTPCacheRecord? {
         HTTPCacheRecord(
             headers: response.fields, requestTime: response.requestTime, responseTime: response.responseTime,
-            contentTag: contentTag(of: fetched.originalData))
+            contentTag: contentTag(of: data))
     }
 
     /// Names a response body by its length and CRC-32C: equal bytes give equal tags.

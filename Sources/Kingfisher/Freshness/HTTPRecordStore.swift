@@ -66,13 +66,6 @@ final class HTTPRecordStore: Sendable {
         }
     }
 
-    /// Stores `record` for `key`, replacing any.
-    func save(
-        _ record: HTTPCacheRecord, forKey key: String, in cache: ImageCache, expiration: StorageExpiration?
-    ) async {
-        await update(forKey: key, in: cache, expiration: expiration) { $0 = record }
-    }
-
     /// Forgets the record of `key`, in memory and on disk.
     func remove(forKey key: String, in cache: ImageCache) {
         _ = recent.withLock { $0.removeValue(forKey: key) }

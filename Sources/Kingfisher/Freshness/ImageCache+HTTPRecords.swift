@@ -42,9 +42,7 @@ extension ImageCache {
     public func isFreshByHTTP(
         forKey key: String, processorIdentifier: String = "", policy: HTTPCachePolicy = .followsResponseHeaders
     ) async -> Bool {
-        guard let record = await httpRecords.record(forKey: key, in: self),
-            record.variants.contains(processorIdentifier)
-        else { return false }
-        return record.state(at: diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit) == .fresh
+        let record = await httpRecords.record(forKey: key, in: self)
+        return record?.state(ofVariant: processorIdentifier, at: diskStorage.config.now(), policy: policy) == .fresh
     }
 }

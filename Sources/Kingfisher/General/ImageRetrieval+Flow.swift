@@ -114,7 +114,7 @@ extension ImageRetrieval {
         }
         guard commit() else { return nil }
         let policy = httpPolicy(for: source)
-        let record = policy.flatMap { _ in value.response.flatMap { HTTPFreshness.record(of: value, $0) } }
+        let record = policy.flatMap { _ in value.response.flatMap { HTTPFreshness.record(of: value.originalData, $0) } }
         let storeError = await store(
             value.image, original: value.originalData, key: source.cacheKey,
             toDisk: policy == nil || record != nil, record: record)
@@ -254,20 +254,19 @@ extension ImageRetrieval {
 
     /// Step 4 for a network source: the downloader fetches, decodes and processes (a download shared with every
     /// concurrent caller of the same request). Cancelling the retrieval's task cancels this caller's part of it.
-    private func download(_ resource: any Resource) async -> Result<FetchedImage, KingfisherError> {
+    /// With `conditionalHeaders`, the download is a revalidation of the cached entry (a 304 comes back as
+    /// ``FetchedImage/isNotModified``).
+    func download(
+        _ resource: any Resource, conditionalHeaders: [String: String]? = nil
+    ) async -> Result<FetchedImage, KingfisherError> {
         let progress: DownloadProgressBlock? = progressBlock.map { block in
             let queue = options.callbackQueue
             return { received, total in queue.execute { block(received, total) } }
         }
-        return await download(resource, options: internalOptions, progressBlock: progress)
-    }
-
-    /// A download with `options` (a revalidation's carry conditional header fields).
-    func download(
-        _ resource: any Resource, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?
-    ) async -> Result<FetchedImage, KingfisherError> {
+        var downloadOptions = internalOptions
+        downloadOptions.conditionalHeaders = conditionalHeaders
         let loaded = await downloader.download(
-            resource.downloadURL, options: options, progressBlock: progressBlock, handle: handle)
+            resource.downloadURL, options: downloadOptions, progressBlock: progress, handle: handle)
         let clock = targetCache.diskStorage.config.now
         return loaded.map {
             FetchedImage(

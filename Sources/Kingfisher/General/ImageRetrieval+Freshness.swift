@@ -31,12 +31,13 @@ extension ImageRetrieval {
         _ resource: any Resource, processorIdentifier: String, policy: HTTPCachePolicy
     ) async -> CachedEntryDecision {
         let key = resource.cacheKey
+        let now = targetCache.diskStorage.config.now()
         guard let record = await targetCache.httpRecords.record(forKey: key, in: targetCache),
-            record.variants.contains(processorIdentifier)
+            let state = record.state(ofVariant: processorIdentifier, at: now, policy: policy)
         else { return .refetch }
         let whileRevalidating: Bool
         let ifError: Bool
-        switch record.state(at: targetCache.diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit) {
+        switch state {
         case .fresh: return .use(.fresh)
         case .stale(let swr, let sie):
             whileRevalidating = swr
@@ -47,13 +48,7 @@ extension ImageRetrieval {
             revalidateInBackground(resource, record: record)
             return .use(.stale(.revalidatingInBackground))
         }
-        var conditional = internalOptions
-        conditional.conditionalHeaders = record.conditionalHeaders
-        let progress: DownloadProgressBlock? = progressBlock.map { block in
-            let queue = options.callbackQueue
-            return { received, total in queue.execute { block(received, total) } }
-        }
-        switch await download(resource, options: conditional, progressBlock: progress) {
+        switch await download(resource, conditionalHeaders: record.conditionalHeaders) {
         case .success(let fetched) where fetched.isNotModified:
             await refresh(record, forKey: key, with: fetched.response)
             return .use(.revalidated)
@@ -94,9 +89,7 @@ extension ImageRetrieval {
                 await HTTPFreshness.refresh(record, forKey: key, with: response, in: cache, expiration: expiration)
                 return
             }
-            let image = FetchedImage(
-                image: fetched.image, originalData: fetched.originalData, metrics: fetched.metrics, response: response)
-            guard let newRecord = HTTPFreshness.record(of: image, response) else {
+            guard let newRecord = HTTPFreshness.record(of: fetched.originalData, response) else {
                 await HTTPFreshness.removeEverything(forKey: key, in: cache, originalCache: cache)
                 return
             }

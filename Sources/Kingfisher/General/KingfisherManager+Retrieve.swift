@@ -87,11 +87,11 @@ extension KingfisherManager {
         var validation: HTTPValidation?
         if case .network = source, case let policy = options.httpCachePolicy ?? httpCachePolicy, policy.followsHeaders {
             // Answered here only when the record in memory says fresh; the retrieval decides everything else.
-            guard let record = cache.httpRecords.rememberedRecord(forKey: source.cacheKey),
-                record.variants.contains(options.processor.identifier),
-                record.state(at: cache.diskStorage.config.now(), heuristicLimit: policy.heuristicFreshnessLimit)
-                    == .fresh
-            else { return nil }
+            let record = cache.httpRecords.rememberedRecord(forKey: source.cacheKey)
+            let now = cache.diskStorage.config.now()
+            guard record?.state(ofVariant: options.processor.identifier, at: now, policy: policy) == .fresh else {
+                return nil
+            }
             validation = .fresh
         }
         cache.metrics.countMemoryLookup(hit: true)

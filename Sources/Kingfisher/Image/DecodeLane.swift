@@ -14,30 +14,14 @@ final class DecodeLane: Sendable {
     }
 
     private struct Waiting {
-        var priority: UInt8
         let number: Int
         let job: @Sendable () -> Void
     }
 
     private struct State {
         var running = 0
-        var waiting: [Waiting] = []
+        var waiting = PriorityQueue<UInt8, Waiting>()
         var nextNumber = 0
-
-        /// Removes and returns the waiting job with the highest priority, the earliest among equals.
-        mutating func popNext() -> Waiting? {
-            guard var best = waiting.indices.first else { return nil }
-            for index in waiting.indices.dropFirst() {
-                let candidate = waiting[index]
-                let current = waiting[best]
-                if candidate.priority > current.priority
-                    || (candidate.priority == current.priority && candidate.number < current.number)
-                {
-                    best = index
-                }
-            }
-            return waiting.remove(at: best)
-        }
     }
 
     private let pool: NIOThreadPool
@@ -61,7 +45,7 @@ final class DecodeLane: Sendable {
             let number = state.nextNumber
             state.nextNumber += 1
             guard state.running < threads else {
-                state.waiting.append(Waiting(priority: priority.rawValue, number: number, job: job))
+                state.waiting.append(Waiting(number: number, job: job), priority: priority.rawValue)
                 return (Ticket(number: number), false)
             }
             state.running += 1
@@ -74,14 +58,13 @@ final class DecodeLane: Sendable {
     /// Raises a waiting job's priority to `priority` (never lowers it); a job that runs already is left alone.
     func raise(_ ticket: Ticket, to priority: TaskPriority) {
         state.withLock { state in
-            guard let index = state.waiting.firstIndex(where: { $0.number == ticket.number }) else { return }
-            state.waiting[index].priority = max(state.waiting[index].priority, priority.rawValue)
+            state.waiting.raise(to: priority.rawValue) { $0.number == ticket.number }
         }
     }
 
     /// The priorities of the waiting jobs, in the order they were submitted (for tests).
     var waitingPriorities: [TaskPriority] {
-        state.withLock { state in state.waiting.map { TaskPriority(rawValue: $0.priority) } }
+        state.withLock { state in state.waiting.priorities.map { TaskPriority(rawValue: $0) } }
     }
 
     private func hand(_ job: @escaping @Sendable () -> Void) {
@@ -94,7 +77,7 @@ final class DecodeLane: Sendable {
     /// A job ended: its thread takes the next waiting job, or frees.
     private func finished() {
         let next = state.withLock { state -> Waiting? in
-            guard let next = state.popNext() else {
+            guard let next = state.waiting.popNext() else {
                 state.running -= 1
                 return nil
             }

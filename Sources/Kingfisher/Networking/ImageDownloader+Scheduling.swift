@@ -8,32 +8,11 @@ import KingfisherLocking
 extension ImageDownloader {
     /// The downloader's HTTP tasks: the ones callers can join, how many run, and the queue of the others.
     struct Scheduler {
-        struct Queued {
-            var priority: Float
-            let sequence: Int
-            let task: SessionDataTask
-        }
-
         /// Tasks callers can still join, by request.
         var tasks: [RequestKey: SessionDataTask] = [:]
         var running = 0
-        var queue: [Queued] = []
-        var sequence = 0
-
-        /// Removes and returns the queued task with the highest priority, first come first among equals.
-        mutating func popNext() -> SessionDataTask? {
-            guard var best = queue.indices.first else { return nil }
-            for index in queue.indices.dropFirst() {
-                let candidate = queue[index]
-                let current = queue[best]
-                if candidate.priority > current.priority
-                    || (candidate.priority == current.priority && candidate.sequence < current.sequence)
-                {
-                    best = index
-                }
-            }
-            return queue.remove(at: best).task
-        }
+        /// Tasks waiting for a slot, by Kingfisher's `downloadPriority` (the highest of their callers').
+        var queue = PriorityQueue<Float, SessionDataTask>()
     }
 
     /// Attaches `caller` to the task for `request`, creating and queueing one if none can be joined.
@@ -47,9 +26,7 @@ extension ImageDownloader {
         let joined = scheduler.withLock {
             scheduler -> (task: SessionDataTask, token: SessionDataTask.CancelToken, isNew: Bool, startNow: Bool) in
             if let existing = scheduler.tasks[key], let token = existing.state.withLock({ $0.add(caller) }) {
-                if let index = scheduler.queue.firstIndex(where: { $0.task === existing }) {
-                    scheduler.queue[index].priority = max(scheduler.queue[index].priority, priority)
-                }
+                scheduler.queue.raise(to: priority) { $0 === existing }
                 metrics.countCoalescedWaiter()
                 return (existing, token, false, false)
             }
@@ -63,8 +40,7 @@ extension ImageDownloader {
                 scheduler.running += 1
                 return (task, token, true, true)
             }
-            scheduler.queue.append(Scheduler.Queued(priority: priority, sequence: scheduler.sequence, task: task))
-            scheduler.sequence += 1
+            scheduler.queue.append(task, priority: priority)
             return (task, token, true, false)
         }
         // A shared download (and the decodes it runs) takes the highest task priority of its callers.
@@ -114,7 +90,7 @@ extension ImageDownloader {
                 scheduler.running -= 1
             }
             var next: [SessionDataTask] = []
-            while scheduler.running < limit, let queued = scheduler.popNext() {
+            while scheduler.running < limit, let queued = scheduler.queue.popNext() {
                 scheduler.running += 1
                 next.append(queued)
             }
@@ -127,7 +103,7 @@ extension ImageDownloader {
     /// Every caller of a queued task cancelled: drop it from the queue and report the end of the download.
     func sessionTaskCancelledWhileQueued(_ task: SessionDataTask) {
         scheduler.withLock { scheduler in
-            scheduler.queue.removeAll { $0.task === task }
+            scheduler.queue.removeAll { $0 === task }
             if scheduler.tasks[task.key] === task {
                 scheduler.tasks[task.key] = nil
             }

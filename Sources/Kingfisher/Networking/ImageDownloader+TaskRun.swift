@@ -42,11 +42,12 @@ extension ImageDownloader {
             return
         }
         if data.isNotModified {
+            let headers = data.responseHeaders
             for caller in callers {
                 var unchanged = ImageLoadingResult(
                     image: KFCrossPlatformImage(), url: task.originalURL ?? caller.url, originalData: Data(),
                     metrics: data.metrics)
-                unchanged.response = data.responseHeaders
+                unchanged.response = headers
                 unchanged.isNotModified = true
                 caller.resume(.success(unchanged))
             }
@@ -74,6 +75,7 @@ extension ImageDownloader {
     private func process(_ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadWaiter]) async {
         let delegate = self.delegate
         let data = fetched.data
+        let headers = fetched.responseHeaders
         var queue = ProcessingQueue()
         queue.add(callers)
         while let (key, options) = queue.next() {
@@ -101,7 +103,7 @@ extension ImageDownloader {
                         self, didDownload: image, for: task.originalURL ?? caller.url, with: fetched.response)
                     var loaded = ImageLoadingResult(
                         image: image, url: task.originalURL ?? caller.url, originalData: data, metrics: fetched.metrics)
-                    loaded.response = fetched.responseHeaders
+                    loaded.response = headers
                     caller.resume(.success(loaded))
                 case .failure(let error):
                     caller.resume(.failure(error))

@@ -84,22 +84,19 @@ extension ImagePrefetcher {
         // Where the manager's store writes it: `key@<processor>`, the options' expiration, write options, extension.
         let key = sources[index].cacheKey
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-        var record: HTTPCacheRecord?
+        let recordToSave: HTTPCacheRecord?
         if case .network = sources[index], let response,
             (options.httpCachePolicy ?? manager.httpCachePolicy).followsHeaders
         {
-            let measured = response.measured(by: cache.diskStorage.config.now)
-            guard
-                let made = HTTPCacheRecord(
-                    headers: measured.fields, requestTime: measured.requestTime, responseTime: measured.responseTime,
-                    contentTag: HTTPFreshness.contentTag(of: data))
+            guard let made = HTTPFreshness.record(of: data, response.measured(by: cache.diskStorage.config.now))
             else {
-                finish(index, .completed)
+                finish(index, .completed)  // `no-store`: nothing to keep
                 return
             }
-            record = made
+            recordToSave = made
+        } else {
+            recordToSave = nil
         }
-        let recordToSave = record
         let variant = options.processor.identifier
         let expiration = options.diskCacheExpiration
         cache.enqueueWrite(

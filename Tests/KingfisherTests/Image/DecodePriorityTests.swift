@@ -32,64 +32,62 @@ struct DecodePriorityTests {
         #expect(log.entries == ["high-1", "high-2", "medium", "low", "background"])
     }
 
-    @Test func sharedWorkThatAHigherPriorityCallerJoinsOvertakesWorkQueuedBeforeIt() async {
+    /// One busy thread; behind it a shared decode ("shared", value 1) queued at low priority, then a job
+    /// ("other") at medium priority.
+    private struct QueuedBehindABusyThread {
         let lane = DecodeLane(threads: 1)
-        let blocker = Blocker(lane: lane, threads: 1)
+        let blocker: Blocker
         let log = OrderLog()
         let shared = SharedWork<String, Int>()
-        // Given the only thread busy, a shared decode queued at low priority, then another job at medium priority
-        let first = Task(priority: .low) {
-            await shared.value(for: "photo") {
-                await DecodeExecutor.run(
-                    {
-                        log.append("shared")
-                        return 1
-                    }, in: lane)
+        let first: Task<Int?, Never>
+        let other: Task<Void, Never>
+
+        init() async {
+            blocker = Blocker(lane: lane, threads: 1)
+            let (lane, log, shared) = (self.lane, self.log, self.shared)
+            first = Task(priority: .low) {
+                await shared.value(for: "photo") {
+                    await DecodeExecutor.run(
+                        {
+                            log.append("shared")
+                            return 1
+                        }, in: lane)
+                }
             }
+            #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+            other = Task(priority: .medium) { await DecodeExecutor.run({ log.append("other") }, in: lane) }
+            #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
         }
-        await waitUntil { lane.waitingCount == 1 }
-        let other = Task(priority: .medium) {
-            await DecodeExecutor.run({ log.append("other") }, in: lane)
-        }
-        await waitUntil { lane.waitingCount == 2 }
-        #expect(lane.waitingPriorities == [.low, .medium])
+    }
+
+    @Test func sharedWorkThatAHigherPriorityCallerJoinsOvertakesWorkQueuedBeforeIt() async {
+        // Given the only thread busy, a shared decode queued at low priority, then another job at medium priority
+        let queued = await QueuedBehindABusyThread()
+        #expect(queued.lane.waitingPriorities == [.low, .medium])
         // When a high-priority caller joins the shared decode
+        let shared = queued.shared
         let second = Task(priority: .high) { await shared.value(for: "photo") { 2 } }
-        await waitUntil { lane.waitingPriorities.contains(.high) }
-        blocker.release()
+        #expect(await eventually(timeout: 40) { queued.lane.waitingPriorities.contains(.high) })
+        queued.blocker.release()
         // Then the shared decode ran first, once, and both callers got its value
-        #expect(await first.value == 1)
+        #expect(await queued.first.value == 1)
         #expect(await second.value == 1)
-        await other.value
-        #expect(log.entries == ["shared", "other"])
+        await queued.other.value
+        #expect(queued.log.entries == ["shared", "other"])
         #expect(shared.startedCount == 1)
     }
 
     @Test func workNobodyJoinedKeepsItsPriority() async {
-        let lane = DecodeLane(threads: 1)
-        let blocker = Blocker(lane: lane, threads: 1)
-        let log = OrderLog()
-        let shared = SharedWork<String, Int>()
         // Given a low-priority shared decode and a medium-priority job queued behind a busy thread
-        let first = Task(priority: .low) {
-            await shared.value(for: "photo") {
-                await DecodeExecutor.run(
-                    {
-                        log.append("shared")
-                        return 1
-                    }, in: lane)
-            }
-        }
-        await waitUntil { lane.waitingCount == 1 }
-        let other = Task(priority: .medium) { await DecodeExecutor.run({ log.append("other") }, in: lane) }
-        await waitUntil { lane.waitingCount == 2 }
+        let queued = await QueuedBehindABusyThread()
         // When a caller of the same low priority joins, and the thread frees
+        let shared = queued.shared
         let second = Task(priority: .low) { await shared.value(for: "photo") { 2 } }
-        await waitUntil { shared.waitingCount == 2 }
-        blocker.release()
-        _ = await (first.value, second.value, other.value)
+        #expect(await eventually(timeout: 40) { shared.waitingCount == 2 })
+        queued.blocker.release()
+        _ = await (queued.first.value, second.value, queued.other.value)
         // Then the medium-priority job went first
-        #expect(log.entries == ["other", "shared"])
+        #expect(queued.log.entries == ["other", "shared"])
     }
 
     @Test func aSharedDownloadDecodesAtTheHighestPriorityOfItsCallers() async throws {
@@ -110,17 +108,17 @@ struct DecodePriorityTests {
             let low = Task(priority: .low) {
                 try await downloader.downloadImage(with: server.url("/photo.png"), options: [.processor(recorder)])
             }
-            await waitUntil { lane.waitingCount == 1 }
+            #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
             // and another decode queued behind it at medium priority
             let other = Task(priority: .medium) {
                 await DecodeExecutor.run({ log.append("other") }, in: lane)
             }
-            await waitUntil { lane.waitingCount == 2 }
+            #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
             // When a high-priority caller asks for the same photo while it waits
             let high = Task(priority: .high) {
                 try await downloader.downloadImage(with: server.url("/photo.png"), options: [.processor(recorder)])
             }
-            await waitUntil { lane.waitingPriorities.contains(.high) }
+            #expect(await eventually(timeout: 40) { lane.waitingPriorities.contains(.high) })
             // and one decode thread frees (the others stay busy, so the waiting jobs run one after the other)
             blocker.release(1)
             await other.value
@@ -203,19 +201,5 @@ private final class Countdown: Sendable {
             }
             if now { continuation.resume() }
         }
-    }
-}
-
-/// Polls `condition` every few milliseconds; records an issue at the caller when it is still false after 40 s.
-private func waitUntil(
-    _ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
-) async {
-    let deadline = ContinuousClock.now + .seconds(40)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("still waiting after 40 s", sourceLocation: sourceLocation)
-            return
-        }
-        try? await Task.sleep(for: .milliseconds(2))
     }
 }
