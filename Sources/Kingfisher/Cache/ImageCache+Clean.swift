@@ -63,6 +63,7 @@ extension ImageCache {
         httpRecords.forgetAll()
         ioQueue.async(flags: .barrier) {
             try? self.diskStorage.removeAll()
+            self.partialDownloads.removeAll()
             handler?()
         }
     }

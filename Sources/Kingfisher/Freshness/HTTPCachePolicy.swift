@@ -10,7 +10,7 @@ public import Foundation
 /// processing) while a `200` replaces it and every variant made from the old bytes. `no-store` responses never
 /// reach the disk, `no-cache` ones are revalidated every time, and `stale-while-revalidate` / `stale-if-error`
 /// let a stale entry be used while revalidating or when the origin fails. ``RetrieveImageResult/validation``
-/// says which happened.
+/// says which happened. A large download cut off mid-transfer is resumed by the next try (``resumesDownloads``).
 ///
 /// Ages are measured with the cache's clock (`DiskStorage.Config.now`, the system clock by default).
 ///
@@ -27,10 +27,20 @@ public struct HTTPCachePolicy: Sendable, Hashable {
     /// `Last-Modified` date: a tenth of its age when sent, at most this. One day by default.
     public var heuristicFreshnessLimit: TimeInterval
 
-    public init(followsHeaders: Bool = true, heuristicFreshnessLimit: TimeInterval = 86_400) {
+    /// Whether a large body cut off mid-transfer is kept in the disk cache's directory and the next try asks
+    /// for the rest (`Range` with `If-Range`) instead of all of it. On by default when headers are followed.
+    public var resumesDownloads: Bool
+
+    public init(
+        followsHeaders: Bool = true, heuristicFreshnessLimit: TimeInterval = 86_400, resumesDownloads: Bool = true
+    ) {
         self.followsHeaders = followsHeaders
         self.heuristicFreshnessLimit = heuristicFreshnessLimit
+        self.resumesDownloads = resumesDownloads
     }
+
+    /// Whether downloads resume: headers are followed and ``resumesDownloads`` is on.
+    var resumes: Bool { followsHeaders && resumesDownloads }
 
     /// Kingfisher's behaviour: entries live for their cache expiration; response headers are not read.
     public static let ignoresResponseHeaders = HTTPCachePolicy(followsHeaders: false)

@@ -154,7 +154,7 @@ struct HTTPCacheRecord: Sendable, Hashable, Codable {
     }
 
     /// Whether `text` is one entity tag (`"x"` or `W/"x"`), not a list or garbage.
-    private static func isSingleEntityTag(_ text: String) -> Bool {
+    static func isSingleEntityTag(_ text: String) -> Bool {
         var body = Substring(text)
         if body.hasPrefix("W/") { body = body.dropFirst(2) }
         guard body.count >= 2, body.first == "\"", body.last == "\"" else { return false }

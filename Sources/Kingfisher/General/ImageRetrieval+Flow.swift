@@ -265,6 +265,7 @@ extension ImageRetrieval {
         }
         var downloadOptions = internalOptions
         downloadOptions.conditionalHeaders = conditionalHeaders
+        if options.httpCachePolicy?.resumes == true { downloadOptions.partialDownloads = targetCache.partialDownloads }
         let loaded = await downloader.download(
             resource.downloadURL, options: downloadOptions, progressBlock: progress, handle: handle)
         let clock = targetCache.diskStorage.config.now

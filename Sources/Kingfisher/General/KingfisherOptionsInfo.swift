@@ -166,6 +166,9 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     /// Header fields that make the download a conditional request (`If-None-Match`, `If-Modified-Since`), added
     /// after the request modifier: a revalidation of a cached entry. Set by the manager, never by an option.
     var conditionalHeaders: [String: String]?
+    /// Where a body cut off mid-transfer is kept, and looked for before a request, so that the download resumes
+    /// (see ``PartialDownload``); `nil` downloads every body whole. Set by the manager, never by an option.
+    var partialDownloads: PartialDownloadStore?
 
     public init(_ info: KingfisherOptionsInfo?) {
         self.init(folding: info ?? [])

@@ -26,23 +26,30 @@ struct CollectedBody: ~Copyable {
     }
 
     mutating func append(_ chunk: ByteBuffer) {
-        guard chunk.readableBytes > 0 else { return }
+        chunk.withUnsafeReadableBytes { append($0) }
+    }
+
+    /// Appends bytes that did not come from the network's buffers (the kept start of a resumed body).
+    mutating func append(_ data: Data) {
+        data.withUnsafeBytes { append($0) }
+    }
+
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
         if joined == nil, mapped == nil {
             if expectedLength >= MappedBuffer.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength)) {
                 mapped = buffer
             } else {
-                joined = Data(capacity: max(chunk.readableBytes, Int(clamping: max(0, expectedLength))))
+                joined = Data(capacity: max(bytes.count, Int(clamping: max(0, expectedLength))))
             }
         }
-        count += chunk.readableBytes
-        chunk.withUnsafeReadableBytes { bytes in
-            if let mapped, mapped.append(bytes) { return }
-            if let mapped {  // more than the declared length: carry on in ordinary memory
-                joined = mapped.copiedData()
-                self.mapped = nil
-            }
-            joined?.append(contentsOf: bytes)
+        count += bytes.count
+        if let mapped, mapped.append(bytes) { return }
+        if let mapped {  // more than the declared length: carry on in ordinary memory
+            joined = mapped.copiedData()
+            self.mapped = nil
         }
+        joined?.append(contentsOf: bytes)
     }
 
     /// A copy of the bytes received so far, for ``SessionDataTask/mutableData`` while the body downloads.

@@ -40,6 +40,8 @@ extension ImageDownloader {
         var request = task.request
         var chain = [task.request.url ?? task.url]
         var lastResponse: HTTPURLResponse?
+        var resuming = Self.keptStart(for: task)
+        if let resuming { request = Self.adding(resuming.rangeHeaders, to: request) }
         do {
             while true {
                 let url = request.url ?? task.url
@@ -54,18 +56,32 @@ extension ImageDownloader {
                     request = next
                     continue
                 }
+                if let kept = resuming, response.status == .rangeNotSatisfiable {
+                    // The kept start no longer fits the body: ask for all of it.
+                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    task.partialDownloads?.remove(for: task.request.url ?? task.url)
+                    resuming = nil
+                    request = Self.removing(kept.rangeHeaders, from: request)
+                    continue
+                }
                 let headTime = ContinuousClock.now
                 let responseTime = Date()
                 try await validate(response, httpResponse)
                 let notModified = try await isNotModified(response, httpResponse, request: request)
+                let resumedStart = try continuation(
+                    of: resuming, by: response, httpResponse, request: request, task: task)
                 let data =
-                    notModified ? Data() : try await readBody(response.body, response: response, url: url, task: task)
+                    notModified
+                    ? Data()
+                    : try await readBody(
+                        response.body, response: response, url: url, task: task, resumedStart: resumedStart)
+                if resuming != nil { task.partialDownloads?.remove(for: task.request.url ?? task.url) }
                 let metrics = NetworkMetrics(
                     totalRequestDuration: (ContinuousClock.now - start).timeInterval,
                     timeToResponseHead: (headTime - start).timeInterval,
                     redirectCount: chain.count - 1,
                     httpStatusCode: Int(response.status.code),
-                    receivedBytes: data.count
+                    receivedBytes: data.count - (resumedStart?.count ?? 0)
                 )
                 let fetched = Fetched(
                     data: data, response: httpResponse, metrics: metrics, requestTime: requestTime,
@@ -175,27 +191,89 @@ extension ImageDownloader {
         return true
     }
 
+    /// Reads the body into the task, after `resumedStart` when the response is the rest of a kept start. A body
+    /// cut off on the way is kept for the next try when it could be resumed (see ``PartialDownload``).
     private func readBody(
-        _ body: HTTPClientResponse.Body, response: HTTPClientResponse, url: URL, task: SessionDataTask
+        _ body: HTTPClientResponse.Body, response: HTTPClientResponse, url: URL, task: SessionDataTask,
+        resumedStart: Data?
     ) async throws -> Data {
         let limit = configuration.maximumResponseSize
-        let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
+        let resumable =
+            task.partialDownloads == nil
+            ? nil
+            : PartialDownload.identity(
+                of: response, start: Int64(resumedStart?.count ?? 0))
+        let expected =
+            resumedStart == nil
+            ? response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
+            : ContentRange(response.headers.first(name: "Content-Range"))?.totalLength ?? -1
         var count = 0
+        if let resumedStart { count = task.receive(resumedStart: resumedStart, expectedLength: expected) }
         let previewer = ProgressivePreviewer(
             callers: task.state.withLock { $0.waiters.map(\.waiter) }, received: { task.mutableData })
         defer { previewer?.finish() }
-        for try await chunk in body {
-            guard count + chunk.readableBytes <= limit else {
-                throw KingfisherError.responseError(
-                    reason: .responseTooLarge(url: url, limit: limit, declared: nil))
+        do {
+            for try await chunk in body {
+                guard count + chunk.readableBytes <= limit else {
+                    throw KingfisherError.responseError(
+                        reason: .responseTooLarge(url: url, limit: limit, declared: nil))
+                }
+                count = task.receive(chunk, expectedLength: expected)
+                let received = Int64(count)
+                let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
+                for caller in callers { caller.reportProgress(received: received, expected: expected) }
+                previewer?.receive(chunk, callers: callers)
             }
-            count = task.receive(chunk, expectedLength: expected)
-            let received = Int64(count)
-            let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
-            for caller in callers { caller.reportProgress(received: received, expected: expected) }
-            previewer?.receive(chunk, callers: callers)
+        } catch {
+            if let resumable, let store = task.partialDownloads, !(error is KingfisherError) {
+                let received = task.mutableData
+                if received.count >= PartialDownload.minimumKeptLength {
+                    store.keep(
+                        PartialDownload(identity: resumable, bytes: received), for: task.request.url ?? task.url)
+                }
+            }
+            throw error
         }
         return task.takeBody()
+    }
+
+    /// The kept start of the task's body, when the task may ask for the rest: a plain `GET` (no range or
+    /// condition of its own) with a store of cut-off bodies that holds one for its URL.
+    private static func keptStart(for task: SessionDataTask) -> PartialDownload? {
+        guard let store = task.partialDownloads else { return nil }
+        let request = task.request
+        guard (request.httpMethod ?? "GET") == "GET",
+            ["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"]
+                .allSatisfy({ request.value(forHTTPHeaderField: $0) == nil })
+        else { return nil }
+        return store.partial(for: request.url ?? task.url)
+    }
+
+    /// The kept start that `response` continues, or `nil` when it is a whole body. A `206` that does not continue
+    /// the kept start exactly (another range, length or validator), or a `206` to a request that asked for no
+    /// range, is an error: its bytes are used for nothing, and the kept start is dropped.
+    private func continuation(
+        of kept: PartialDownload?, by response: HTTPClientResponse, _ httpResponse: HTTPURLResponse,
+        request: URLRequest, task: SessionDataTask
+    ) throws -> Data? {
+        let key = task.request.url ?? task.url
+        guard response.status == .partialContent else {
+            // A whole body: the representation changed, or the server ignored the range.
+            if kept != nil { task.partialDownloads?.remove(for: key) }
+            return nil
+        }
+        if let kept {
+            guard kept.isContinued(by: response) else {
+                task.partialDownloads?.remove(for: key)
+                throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: httpResponse))
+            }
+            return kept.bytes
+        }
+        // A range the caller's request modifier asked for is the caller's business.
+        guard request.value(forHTTPHeaderField: "Range") != nil else {
+            throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: httpResponse))
+        }
+        return nil
     }
 
     /// Maps the HTTP client's errors: timeouts become ``KingfisherError/ResponseErrorReason/requestTimedOut(url:timeout:)``,

@@ -98,12 +98,19 @@ extension ImageDownloader {
         return check(modify(request), modifier: modifier)
     }
 
-    /// `request` with the header fields of a conditional request (a revalidation), replacing any the modifier set.
-    private static func adding(_ headers: [String: String]?, to request: URLRequest) -> URLRequest {
+    /// `request` with `headers` (a revalidation's conditions, a resumption's range), replacing any the modifier set.
+    static func adding(_ headers: [String: String]?, to request: URLRequest) -> URLRequest {
         guard let headers, !headers.isEmpty else { return request }
-        var conditional = request
-        for (name, value) in headers { conditional.setValue(value, forHTTPHeaderField: name) }
-        return conditional
+        var changed = request
+        for (name, value) in headers { changed.setValue(value, forHTTPHeaderField: name) }
+        return changed
+    }
+
+    /// `request` without the header fields named in `headers`.
+    static func removing(_ headers: [String: String], from request: URLRequest) -> URLRequest {
+        var changed = request
+        for name in headers.keys { changed.setValue(nil, forHTTPHeaderField: name) }
+        return changed
     }
 
     /// An empty request, a URL that is not http(s) with a host, or a shut-down downloader ends the try.

@@ -36,6 +36,9 @@ extension ImagePrefetcher {
             fetchOptions.processor = ImageHeaderCheck.Processor(allFrames: allFrames, reported: options.processor)
             // Previews would be decoded from the scans as they arrive; nothing shows them here.
             fetchOptions.progressiveJPEG = nil
+            if (options.httpCachePolicy ?? manager.httpCachePolicy).resumes {
+                fetchOptions.partialDownloads = cache.partialDownloads
+            }
             let downloader = options.downloader ?? manager.downloader
             let task = downloader.downloadImage(with: resource.downloadURL, options: fetchOptions) { result in
                 fetched(result.map { ($0.originalData, $0.response) })

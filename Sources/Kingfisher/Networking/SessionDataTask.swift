@@ -27,14 +27,17 @@ public final class SessionDataTask: Sendable {
     let key: RequestKey
     /// The first caller's redirect handler; callers joining later share it.
     let redirectHandler: (any ImageDownloadRedirectHandler)?
+    /// The first caller's store of cut-off bodies, for resuming this download and keeping it if cut off.
+    let partialDownloads: PartialDownloadStore?
     let state = Locked(StateMachine())
     // Strong: a task keeps its downloader alive until it ends (the downloader drops the task then).
     private let downloader: ImageDownloader
 
     init(
         originalURL: URL, request: URLRequest, key: RequestKey, redirectHandler: (any ImageDownloadRedirectHandler)?,
-        downloader: ImageDownloader
+        partialDownloads: PartialDownloadStore? = nil, downloader: ImageDownloader
     ) {
+        self.partialDownloads = partialDownloads
         self.url = originalURL
         self.originalURL = request.url ?? originalURL
         self.redirectHandler = redirectHandler
@@ -109,11 +112,20 @@ extension SessionDataTask {
 
     /// Appends a piece of the body; returns the bytes received so far.
     func receive(_ chunk: ByteBuffer, expectedLength: Int64) -> Int {
+        receive(expectedLength: expectedLength) { $0.append(chunk) }
+    }
+
+    /// Starts the body with the bytes kept from a transfer that was cut off (the request asked for the rest).
+    func receive(resumedStart start: Data, expectedLength: Int64) -> Int {
+        receive(expectedLength: expectedLength) { $0.append(start) }
+    }
+
+    private func receive(expectedLength: Int64, _ append: (inout CollectedBody) -> Void) -> Int {
         body.withLock { body in
             switch consume body {
             case .receiving(var collected):
                 var current = collected.take() ?? CollectedBody(expectedLength: expectedLength)
-                current.append(chunk)
+                append(&current)
                 let count = current.count
                 body = .receiving(current)
                 return count
