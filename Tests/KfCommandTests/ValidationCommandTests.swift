@@ -66,4 +66,47 @@ struct ValidationCommandTests {
         #expect(server.hits("/p.jpg") == 1)
         try await server.shutdown()
     }
+
+    @Test("a fetch cut off mid-transfer is kept, counted by cache info, and resumed by the next fetch")
+    func cutOffFetchIsResumed() async throws {
+        let server = try await TestHTTPServer.start()
+        let dir = try TempDir()
+        // 3 MB that --original accepts (a PNG signature; nothing is decoded)
+        let body =
+            Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            + Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+        let ranges = Locked<[String]>([])
+        let cut = Locked(true)
+        server.route("/big.png") { headers in
+            let fields = [("ETag", #""big-1""#), ("Accept-Ranges", "bytes"), ("Content-Type", "image/png")]
+            if let range = headers.first(where: { $0.0.lowercased() == "range" })?.1,
+                let start = Int(range.dropFirst("bytes=".count).dropLast())
+            {
+                ranges.withLock { $0.append(range) }
+                return TestHTTPServer.Route(
+                    status: 206,
+                    headers: fields + [("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)")],
+                    body: body.subdata(in: start..<body.count))
+            }
+            let cutNow = cut.withLock { value in
+                defer { value = false }
+                return value
+            }
+            return TestHTTPServer.Route(headers: fields, body: body, closeAfterBodyBytes: cutNow ? 1 << 20 : nil)
+        }
+        let cache = ["--cache-dir", dir.path("cache")]
+        let arguments = ["fetch", server.url("/big.png").absoluteString, "--original", "--json"]
+        let first = try await Kf.run(arguments + cache)
+        #expect(first.status != 0, "\(first.stdout) \(first.stderr)")
+        let info = try await Kf.run(["cache", "info", "--json"] + cache)
+        #expect(info.jsonObjects.first?["interruptedDownloads"] as? Int == 1, "\(info.stdout)")
+        let second = try await Kf.run(arguments + cache + ["-o", dir.path("big.png")])
+        #expect(second.status == 0, "\(second.stderr)")
+        let asked = ranges.withLock { $0 }
+        #expect(asked.count == 1)
+        #expect(try Data(contentsOf: dir.url.appendingPathComponent("big.png")) == body)
+        let after = try await Kf.run(["cache", "info", "--json"] + cache)
+        #expect(after.jsonObjects.first?["interruptedDownloads"] as? Int == 0)
+        try await server.shutdown()
+    }
 }

@@ -10,6 +10,10 @@ extension ImageCache {
         public var stale = 0
         /// Stale records without a validator (no `ETag`, no `Last-Modified`): their entries are downloaded again.
         public var withoutValidators = 0
+        /// Downloads cut off mid-transfer whose start is kept to be resumed (see
+        /// ``HTTPCachePolicy/resumesDownloads``), and the bytes kept.
+        public var interruptedDownloads = 0
+        public var interruptedDownloadBytes: Int64 = 0
 
         public init() {}
     }
@@ -33,6 +37,7 @@ extension ImageCache {
                 summary.withoutValidators += 1
             }
         }
+        (summary.interruptedDownloads, summary.interruptedDownloadBytes) = partialDownloads.summary
         return summary
     }
 

@@ -31,7 +31,9 @@ struct CacheCommand: ParsableCommand {
                             expiredFiles: summary.expiredCount, expiredBytes: summary.expiredSize,
                             temporaryFiles: summary.temporaryCount, temporaryBytes: summary.temporarySize,
                             freshSources: records.fresh, staleSources: records.stale,
-                            sourcesWithoutValidators: records.withoutValidators)))
+                            sourcesWithoutValidators: records.withoutValidators,
+                            interruptedDownloads: records.interruptedDownloads,
+                            interruptedDownloadBytes: records.interruptedDownloadBytes)))
             } else {
                 Console.out("directory: \(directory)")
                 Console.out("files:     \(summary.fileCount) (\(CacheCommand.bytes(summary.totalSize)))")
@@ -42,6 +44,12 @@ struct CacheCommand: ParsableCommand {
                 Console.out(
                     "sources:   \(records.fresh) fresh, \(records.stale) stale (revalidated when next asked for), "
                         + "\(records.withoutValidators) stale without validators (downloaded again)")
+                if records.interruptedDownloads > 0 {
+                    Console.out(
+                        "resumable: \(records.interruptedDownloads) cut-off downloads "
+                            + "(\(CacheCommand.bytes(UInt(records.interruptedDownloadBytes))) kept, resumed when next asked for)"
+                    )
+                }
             }
         }
     }
@@ -117,4 +125,7 @@ private struct CacheReport: Encodable {
     let freshSources: Int
     let staleSources: Int
     let sourcesWithoutValidators: Int
+    /// Downloads cut off mid-transfer, kept to be resumed.
+    let interruptedDownloads: Int
+    let interruptedDownloadBytes: Int64
 }

@@ -75,9 +75,26 @@ extension CacheOptions {
     static func checkLooksLikeCache(_ directory: URL) throws(CommandFailure) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where !isCacheFileName(name) || !isRegularFile(directory.appendingPathComponent(name)) {
+            if name == partialDownloadsName, holdsOnlyPartialDownloads(directory.appendingPathComponent(name)) {
+                continue
+            }
             throw CommandFailure(
                 "\(directory.path) holds \"\(name)\", which is not a kf cache file; use an empty directory or one "
                     + "only kf uses for --cache-dir")
+        }
+    }
+
+    /// The directory in which the library keeps downloads that were cut off, to resume them.
+    static let partialDownloadsName = ".kf-partial"
+
+    /// Whether `url` is a directory itself (not a link) holding only kept downloads (`<SHA-256>.part`) and the
+    /// temporary files of their writes (dot names).
+    private static func holdsOnlyPartialDownloads(_ url: URL) -> Bool {
+        let type = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
+        guard type == .typeDirectory, let names = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+        else { return false }
+        return names.allSatisfy { name in
+            name.hasPrefix(".") || name.hasSuffix(".part") && isCacheFileName(String(name.dropLast(5)))
         }
     }
 
