@@ -193,4 +193,20 @@ struct FetchCommandTests {
         #expect(run.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: dir.path("cache")))
     }
+
+    @Test("a reader that goes away ends kf as it ends cat (SIGPIPE), and a full disk is an error, never a crash")
+    func outputThatCannotBeWritten() async throws {
+        let dir = try TempDir()
+        try Samples.coordinatePNG(width: 20, height: 10).write(to: dir.url.appendingPathComponent("a.png"))
+        let arguments = ["fetch"] + Array(repeating: dir.path("a.png"), count: 20) + ["--json", "--no-cache"]
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        let closed = try await Kf.run(arguments, standardOutput: pipe.fileHandleForWriting)
+        #expect(closed.status == SIGPIPE, "\(closed.stderr)")
+        #expect(!closed.stderr.contains("Fatal error") && !closed.stderr.contains("crashed"))
+        let full = try await Kf.run(
+            arguments, standardOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full")))
+        #expect(full.status == 1)
+        #expect(full.stderr.contains("cannot write its output"), "\(full.stderr)")
+    }
 }

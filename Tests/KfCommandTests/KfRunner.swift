@@ -27,8 +27,11 @@ enum Kf {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("kf")
     }
 
-    /// Runs `kf arguments...` in `directory`, with standard input from `stdin`, and waits for it.
-    static func run(_ arguments: [String], in directory: URL? = nil, stdin: String? = nil) async throws -> KfRun {
+    /// Runs `kf arguments...` in `directory`, with standard input from `stdin`, and waits for it. `standardOutput`
+    /// replaces the captured standard output (whose text is then empty).
+    static func run(
+        _ arguments: [String], in directory: URL? = nil, stdin: String? = nil, standardOutput: FileHandle? = nil
+    ) async throws -> KfRun {
         let scratch = try TempDir()
         let outURL = scratch.url.appendingPathComponent("out")
         let errURL = scratch.url.appendingPathComponent("err")
@@ -43,7 +46,7 @@ enum Kf {
         process.environment = environment
         let outHandle = try FileHandle(forWritingTo: outURL)
         let errHandle = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = outHandle
+        process.standardOutput = standardOutput ?? outHandle
         process.standardError = errHandle
         if let stdin {
             let inURL = scratch.url.appendingPathComponent("in")
