@@ -39,6 +39,12 @@ let package = Package(
             dependencies: [.product(name: "Kingfisher", package: rootPackage)],
             path: "Sources/DownsampleTimer"
         ),
+        // Revalidating a warm cache inside one process (revalidate-vs-curl.sh).
+        .executableTarget(
+            name: "RevalidateTimer",
+            dependencies: [.product(name: "Kingfisher", package: rootPackage)],
+            path: "Sources/RevalidateTimer"
+        ),
         // Per-stage times of thumbnail jobs on one core (decode + downsample, encode).
         .executableTarget(
             name: "StageTimer",

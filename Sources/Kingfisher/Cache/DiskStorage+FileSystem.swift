@@ -81,27 +81,54 @@ enum CacheFileSystem {
         guard fstat(descriptor, &info) == 0 else { throw POSIXErrorBox.current() }
         let meta = meta(info)
         guard meta.isRegularFile else { return nil }
-        var data = Data(count: Int(meta.size))
-        var failure: POSIXErrorBox?
-        let length = data.withUnsafeMutableBytes { buffer -> Int in
-            var offset = 0
-            while offset < buffer.count {
-                let count = Foundation.read(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if count > 0 {
-                    offset += count
-                } else if count < 0 && errno == EINTR {
-                    continue
-                } else {
-                    if count < 0 { failure = POSIXErrorBox.current() }
-                    break  // end of file: it shrank since fstat
-                }
+        let size = Int(meta.size)
+        let data: Data
+        if size >= 256 << 10, let mapping = MappingPool.shared.take(capacity: size) {
+            // A kept mapping's pages are in place already: no page faults, no zeroing, no unmapping afterwards
+            // (a fresh buffer of a photo's size cost more than reading the file into it, `perf record`).
+            let length: Int
+            do {
+                length = try readAll(descriptor, into: UnsafeMutableRawBufferPointer(start: mapping.base, count: size))
+            } catch {
+                MappingPool.shared.give(base: mapping.base, capacity: mapping.capacity)
+                throw error
             }
-            return offset
+            data = Data(
+                bytesNoCopy: mapping.base, count: length,
+                deallocator: .custom { _, _ in MappingPool.shared.give(base: mapping.base, capacity: mapping.capacity) })
+        } else {
+            var buffer = Data(count: size)
+            let read = buffer.withUnsafeMutableBytes { bytes in
+                Result { () throws(POSIXErrorBox) in try readAll(descriptor, into: bytes) }
+            }
+            let length = try read.get()
+            if length < buffer.count { buffer.removeSubrange(length...) }
+            data = buffer
         }
-        if let failure { throw failure }
-        if length < data.count { data.removeSubrange(length...) }
         return CacheFileContents(
             data: data, meta: meta, storedChecksum: CacheFileIntegrity.storedChecksum(descriptor: descriptor))
+    }
+
+    /// Reads from `descriptor` until `buffer` is full or the file ends (it shrank since `fstat`); returns the bytes
+    /// read.
+    private static func readAll(
+        _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(POSIXErrorBox) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var offset = 0
+        while offset < buffer.count {
+            let count = Foundation.read(descriptor, base + offset, buffer.count - offset)
+            if count > 0 {
+                offset += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else if count < 0 {
+                throw POSIXErrorBox.current()
+            } else {
+                break
+            }
+        }
+        return offset
     }
 
     /// Sets the access and modification dates of the file at `path`.

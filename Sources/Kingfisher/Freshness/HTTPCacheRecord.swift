@@ -130,27 +130,48 @@ struct HTTPCacheRecord: Sendable, Hashable, Codable {
         return state(at: now, heuristicLimit: policy.heuristicFreshnessLimit)
     }
 
-    /// The record after a `304 Not Modified` (RFC 9111 §4.3.4): the fields the 304 sends replace the stored ones,
-    /// and its `Date`, `Age` and times become the record's, so the entry ages from now. `nil` when the 304 says
-    /// `no-store`: the entry must go.
-    func refreshed(
-        by headers: [String: String], requestTime: Date, responseTime: Date
-    ) -> HTTPCacheRecord? {
-        guard
-            let update = HTTPCacheRecord(
-                headers: headers, requestTime: requestTime, responseTime: responseTime, contentTag: contentTag)
-        else { return nil }
-        let sent = Set(headers.keys.map { $0.lowercased() })
+    /// The record after a `304` with `headers` (RFC 9111 §4.3.4): the fields the 304 sent replace the stored
+    /// ones, the rest stay, and the times are the 304's. `nil` when the 304 says `no-store`.
+    func refreshed(by headers: [String: String], requestTime: Date, responseTime: Date) -> HTTPCacheRecord? {
+        refreshed(by: RevalidationUpdate(headers: headers, requestTime: requestTime, responseTime: responseTime))
+    }
+
+    /// The record after a `304` whose fields were parsed already (outside any lock).
+    func refreshed(by update: RevalidationUpdate) -> HTTPCacheRecord? {
+        guard let fields = update.fields else { return nil }
         var record = self
-        if sent.contains("cache-control") { record.cacheControl = update.cacheControl }
-        if sent.contains("etag") { record.entityTag = update.entityTag }
-        if sent.contains("last-modified") { record.lastModified = update.lastModified }
-        if sent.contains("expires") { record.expires = update.expires }
-        record.date = update.date
-        record.age = update.age
-        record.requestTime = requestTime
-        record.responseTime = responseTime
+        if update.sent.contains("cache-control") { record.cacheControl = fields.cacheControl }
+        if update.sent.contains("etag") { record.entityTag = fields.entityTag }
+        if update.sent.contains("last-modified") { record.lastModified = fields.lastModified }
+        if update.sent.contains("expires") { record.expires = fields.expires }
+        record.date = fields.date
+        record.age = fields.age
+        record.requestTime = fields.requestTime
+        record.responseTime = fields.responseTime
         return record
+    }
+
+    /// Whether the record is stale whatever its times say, with no window in which a stale entry may be used:
+    /// `no-cache`, or a `max-age` of zero (or an invalid one), without `stale-while-revalidate` or
+    /// `stale-if-error`. Every use of its entries is a conditional request.
+    var isAlwaysStale: Bool {
+        guard cacheControl.staleWhileRevalidate == nil, cacheControl.staleIfError == nil else { return false }
+        if cacheControl.noCache { return true }
+        switch cacheControl.maxAge {
+        case .seconds(let seconds): return seconds <= 0
+        case .invalid: return true
+        case .absent: return false
+        }
+    }
+
+    /// Whether `other` is this record with other times (`Date`, `Age`, when requested and received) only.
+    func differsOnlyInTimes(from other: HTTPCacheRecord) -> Bool {
+        var retimed = other
+        retimed.date = date
+        retimed.age = age
+        retimed.requestTime = requestTime
+        retimed.responseTime = responseTime
+        return retimed == self
     }
 
     /// Whether `text` is one entity tag (`"x"` or `W/"x"`), not a list or garbage.
@@ -169,4 +190,17 @@ enum FreshnessState: Sendable, Hashable {
     /// Past it: revalidate first. `whileRevalidating` when it may be used at once while a background request
     /// revalidates it; `ifError` when it may be used if the origin cannot be reached or fails with a 5xx.
     case stale(whileRevalidating: Bool, ifError: Bool)
+}
+
+/// What a `304` says, parsed once: the fields it sent (lower-cased names) and their values as a record would hold
+/// them; `fields` is `nil` when it says `no-store`.
+struct RevalidationUpdate: Sendable {
+    let sent: Set<String>
+    let fields: HTTPCacheRecord?
+
+    init(headers: [String: String], requestTime: Date, responseTime: Date) {
+        sent = Set(headers.keys.map { $0.lowercased() })
+        fields = HTTPCacheRecord(
+            headers: headers, requestTime: requestTime, responseTime: responseTime, contentTag: "")
+    }
 }

@@ -56,10 +56,12 @@ enum HTTPFreshness {
         expiration: StorageExpiration?
     ) async {
         let removed = Locked(false)
+        // Parsed here, not in the store's lock.
+        let update = RevalidationUpdate(
+            headers: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
         await cache.httpRecords.update(forKey: key, in: cache, expiration: expiration) { current in
             guard let record = current, record.contentTag == revalidated.contentTag else { return }
-            current = record.refreshed(
-                by: response.fields, requestTime: response.requestTime, responseTime: response.responseTime)
+            current = record.refreshed(by: update)
             if current == nil { removed.withLock { $0 = true } }
         }
         if removed.withLock({ $0 }) { cache.httpRecords.remove(forKey: key, in: cache) }

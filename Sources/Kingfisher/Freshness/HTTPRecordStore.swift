@@ -48,13 +48,19 @@ final class HTTPRecordStore: Sendable {
         _ change: @Sendable (inout HTTPCacheRecord?) -> Void
     ) async {
         _ = await record(forKey: key, in: cache)  // the one on disk, into memory, if it is not there
-        let changed = recent.withLock { recent -> HTTPCacheRecord? in
-            var record = recent[key]
+        let (previous, changed) = recent.withLock { recent -> (HTTPCacheRecord?, HTTPCacheRecord?) in
+            let previous = recent[key]
+            var record = previous
             change(&record)
             recent[key] = record
-            return record
+            return (previous, record)
         }
-        guard changed != nil else { return }
+        guard let changed else { return }
+        // A record revalidated on every use whose 304 changed only its times decides as the one on disk does:
+        // rewriting it would cost a file per 304 and change no later decision.
+        if let previous, previous.isAlwaysStale, changed.isAlwaysStale, previous.differsOnlyInTimes(from: changed) {
+            return
+        }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
         await withCheckedContinuation { continuation in
             cache.enqueueLatestWrite(

@@ -37,7 +37,7 @@ struct CollectedBody: ~Copyable {
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         if joined == nil, mapped == nil {
-            if expectedLength >= MappedBuffer.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength)) {
+            if expectedLength >= MappingPool.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength)) {
                 mapped = buffer
             } else {
                 joined = Data(capacity: max(bytes.count, Int(clamping: max(0, expectedLength))))
@@ -67,9 +67,6 @@ struct CollectedBody: ~Copyable {
 
 /// Bytes in an anonymous memory mapping of their own, handed over to a `Data` without a copy.
 private final class MappedBuffer {
-    /// Mappings start at 1 MB; smaller buffers stay in the C heap.
-    static let minimumSize: Int64 = 1 << 20
-
     private let base: UnsafeMutableRawPointer
     private let capacity: Int
     private var used = 0
@@ -105,63 +102,5 @@ private final class MappedBuffer {
         return Data(
             bytesNoCopy: base, count: used,
             deallocator: .custom { _, _ in MappingPool.shared.give(base: base, capacity: capacity) })
-    }
-}
-
-/// Released body mappings kept for reuse, at most ``maximumBytes`` in all.
-///
-/// A fresh anonymous mapping costs a page fault and a zeroed page for every 4 KB written into it, and an unmapping
-/// that walks them again: 120 photos of ~1 MB spent about a sixth of the downloader's CPU time there (`perf record`
-/// of `kf prefetch --original`, BENCHMARKS.md). A kept mapping's pages are already in place. A mapping is reused
-/// for a body that needs at least half of it, so no body holds more than twice its size.
-final class MappingPool: Sendable {
-    static let shared = MappingPool(maximumBytes: 16 << 20)
-
-    /// The most bytes kept in released mappings; what does not fit is unmapped.
-    let maximumBytes: Int
-    private let kept = Locked<[(address: UInt, capacity: Int)]>([])
-
-    init(maximumBytes: Int) {
-        self.maximumBytes = maximumBytes
-    }
-
-    /// Bytes kept now.
-    var keptBytes: Int { kept.withLock { $0.reduce(0) { $0 + $1.capacity } } }
-
-    /// A mapping of at least `capacity` bytes (rounded up to whole pages): a kept one when one fits, else a new
-    /// one; `nil` when the system refuses.
-    func take(capacity: Int) -> (base: UnsafeMutableRawPointer, capacity: Int)? {
-        let size = Self.pageRounded(capacity)
-        let reused = kept.withLock { kept -> (address: UInt, capacity: Int)? in
-            // The smallest kept mapping that fits, if it is not more than twice the size asked for.
-            guard
-                let index = kept.indices.filter({ kept[$0].capacity >= size && kept[$0].capacity <= 2 * size })
-                    .min(by: { kept[$0].capacity < kept[$1].capacity })
-            else { return nil }
-            return kept.remove(at: index)
-        }
-        if let reused, let base = UnsafeMutableRawPointer(bitPattern: reused.address) {
-            return (base, reused.capacity)
-        }
-        guard let pointer = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-            pointer != MAP_FAILED
-        else { return nil }
-        return (pointer, size)
-    }
-
-    /// Takes back a mapping from ``take(capacity:)``: kept while there is room, else unmapped.
-    func give(base: UnsafeMutableRawPointer, capacity: Int) {
-        let keep = kept.withLock { kept -> Bool in
-            let total = kept.reduce(0) { $0 + $1.capacity }
-            guard total + capacity <= maximumBytes else { return false }
-            kept.append((UInt(bitPattern: base), capacity))
-            return true
-        }
-        if !keep { munmap(base, capacity) }
-    }
-
-    private static func pageRounded(_ bytes: Int) -> Int {
-        let page = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
-        return (bytes + page - 1) / page * page
     }
 }

@@ -90,8 +90,7 @@ extension CacheOptions {
     /// Whether `url` is a directory itself (not a link) holding only kept downloads (`<SHA-256>.part`) and the
     /// temporary files of their writes (dot names).
     private static func holdsOnlyPartialDownloads(_ url: URL) -> Bool {
-        let type = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
-        guard type == .typeDirectory, let names = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+        guard fileType(url) == S_IFDIR, let names = try? FileManager.default.contentsOfDirectory(atPath: url.path)
         else { return false }
         return names.allSatisfy { name in
             name.hasPrefix(".") || name.hasSuffix(".part") && isCacheFileName(String(name.dropLast(5)))
@@ -100,8 +99,16 @@ extension CacheOptions {
 
     /// Whether `url` is a regular file itself (not a directory, nor a link to anything).
     private static func isRegularFile(_ url: URL) -> Bool {
-        let type = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
-        return type == .typeRegular
+        fileType(url) == S_IFREG
+    }
+
+    /// The type bits of `url` itself (`lstat`: a link is a link), or `nil` when it cannot be inspected. One
+    /// system call: `FileManager.attributesOfItem` also looks up owner and group names, which cost a tenth of
+    /// a revalidation run over a 240-file cache (`perf record`).
+    private static func fileType(_ url: URL) -> mode_t? {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT
     }
 
     static func isCacheFileName(_ name: String) -> Bool {

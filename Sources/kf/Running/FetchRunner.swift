@@ -182,18 +182,25 @@ struct FetchRunner {
         if usesCache,
             let file = pipeline.cache.cacheFileURLIfOnDisk(
                 forKey: key, processorIdentifier: processor.identifier, forcedExtension: cacheFileExtension),
-            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int, size > 0,
-            let handle = try? FileHandle(forReadingFrom: file)
+            let (head, size) = Self.head(of: file), size > 0, !head.isEmpty,
+            format == nil || head.kf.imageFormat == format
         {
-            defer { try? handle.close() }
-            if let head = try? handle.read(upToCount: 64), !head.isEmpty,
-                format == nil || head.kf.imageFormat == format
-            {
-                return (head, size, nil, file)
-            }
+            return (head, size, nil, file)
         }
         guard let data = serializer.data(with: result.image, original: result.data()) else { return nil }
         return (data.prefix(64), data.count, data, nil)
+    }
+
+    /// The first 64 bytes of `file` and its size, `nil` when it cannot be read: an `open`, an `fstat` and a `read`.
+    private static func head(of file: URL) -> (Data, Int)? {
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = read(descriptor, &bytes, bytes.count)
+        return (Data(bytes.prefix(max(0, count))), Int(info.st_size))
     }
 
     private func outputURL(named name: String, format: ImageFormat) -> URL? {

@@ -96,6 +96,37 @@ import Testing
         }
     }
 
+    @Test func a304ToARecordRevalidatedEveryTimeWritesNothingUnlessItChangesMoreThanTimes() async throws {
+        try await withOrigin { f, origin, url, clock in
+            // max-age=0 and no stale windows: every use asks the origin, whatever the record's times
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            let recordFile = f.cache.diskStorage.cacheFileURL(
+                forKey: ImageCache.computedKey(
+                    forKey: url.absoluteString, processorIdentifier: "kingfisher-linux.http-record"),
+                forcedExtension: "http")
+            let written = try #require(fileIdentity(recordFile))
+            clock.advance(by: 30)
+            f.cache.clearMemoryCache()
+            let second = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(second.validation == .revalidated)
+            #expect(fileIdentity(recordFile) == written)
+            // A 304 that gives a lifetime is written: another process sees the entry fresh
+            origin.change { $0.cacheControl = "max-age=600" }
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            #expect(fileIdentity(recordFile) != written)
+            let cache = try makeCache(in: f.directory, clock: clock)
+            #expect(await cache.isFreshByHTTP(forKey: url.absoluteString))
+            #expect(origin.notModified == 2)
+        }
+    }
+
+    /// The file's inode and change time: a rename over it or a rewrite changes them.
+    private func fileIdentity(_ url: URL) -> [Int]? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return [Int(info.st_ino), info.st_ctim.tv_sec, info.st_ctim.tv_nsec]
+    }
+
     @Test func aChangedImageReplacesTheEntryAndEveryVariantMadeFromTheOldOne() async throws {
         try await withOrigin { f, origin, url, clock in
             // Given two variants (and the original) made from a response fresh for ten minutes
