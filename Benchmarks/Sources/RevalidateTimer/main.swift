@@ -63,7 +63,8 @@ func round(_ extra: KingfisherOptionsInfo) async -> (validations: [String: Int],
             guard let url = next.next() else { return false }
             group.addTask {
                 do {
-                    return try await manager.retrieveImage(with: url, options: options + extra).validation?.name ?? "none"
+                    return try await manager.retrieveImage(with: url, options: options + extra).validation?.name
+                        ?? "none"
                 } catch {
                     return "error"
                 }

@@ -95,7 +95,8 @@ enum CacheFileSystem {
             }
             data = Data(
                 bytesNoCopy: mapping.base, count: length,
-                deallocator: .custom { _, _ in MappingPool.shared.give(base: mapping.base, capacity: mapping.capacity) })
+                deallocator: .custom { _, _ in MappingPool.shared.give(base: mapping.base, capacity: mapping.capacity) }
+            )
         } else {
             var buffer = Data(count: size)
             let read = buffer.withUnsafeMutableBytes { bytes in
