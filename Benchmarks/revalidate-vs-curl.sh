@@ -10,6 +10,10 @@
 #   kf refetch      kf fetch URLS --original --cache-dir WARM --force-refresh   (120 x 200)
 #   curl etag       curl --parallel --parallel-max 8, per URL --etag-compare FILE   (120 x 304)
 # Goal (issue 17): kf revalidate >= 5x faster than kf refetch, and at least as fast as curl etag.
+#
+# Then the library inside one running process, as a server keeps its cache (Sources/RevalidateTimer): the same
+# 120 URLs downsampled to 256 and cached once, then rounds of 120 retrievals 8 at a time whose records are all
+# stale (120 conditional requests, 120 x 304, the thumbnails from memory), against rounds with .forceRefresh.
 set -euo pipefail
 
 ROUNDS="${1:-7}"
@@ -29,6 +33,9 @@ fi
 echo "== building kf (release)"
 (cd "$ROOT" && swift build -c release --product kf 2>&1 | grep -E "error|Build" | tail -2)
 KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
+echo "== building RevalidateTimer (release)"
+(cd "$ROOT/Benchmarks" && swift build -c release --product RevalidateTimer 2>&1 | grep -E "error|complete" || true)
+TIMER="$(cd "$ROOT/Benchmarks" && swift build -c release --show-bin-path)/RevalidateTimer"
 
 WORK="$(mktemp -d -t kf-revalidate.XXXXXX)"
 chmod 755 "$WORK"  # nginx's workers run as another user
@@ -79,7 +86,11 @@ for round in $(seq "$ROUNDS"); do
     echo "curl $(seconds curl -s --parallel --parallel-max 8 -K "$WORK/compare.cfg")" >>"$WORK/times"
     echo "round $round: $(tail -3 "$WORK/times" | tr '\n' ' ')"
 done
-python3 - "$WORK/times" <<'PY'
+printf '%s\n' "${URLS[@]}" >"$WORK/urls.txt"
+echo "== the library in one process, $ROUNDS rounds"
+"$TIMER" --url-file "$WORK/urls.txt" --out "$WORK" --rounds "$ROUNDS" >"$WORK/in-process.json"
+cat "$WORK/in-process.json"
+python3 - "$WORK/times" "$WORK/in-process.json" <<'PY'
 import sys, statistics, collections
 times = collections.defaultdict(list)
 for line in open(sys.argv[1]):
@@ -96,4 +107,14 @@ for name in ["revalidate", "refetch", "curl"]:
 print()
 print(f"revalidate vs refetch: {median['refetch'] / median['revalidate']:.2f}x faster (goal >= 5x)")
 print(f"revalidate vs curl etag: {median['curl'] / median['revalidate']:.2f}x curl's speed (goal >= 1x)")
+import json
+inside = json.load(open(sys.argv[2]))
+print()
+print("| in one process (library) | median s |")
+print("|---|---:|")
+print(f"| revalidate 120 stale thumbnails (120 x 304, from memory) | {inside['revalidate_s']:.4f} |")
+print(f"| refetch them (.forceRefresh: download, decode, downsample) | {inside['refetch_s']:.3f} |")
+print()
+print(f"in-process revalidate vs curl etag process: {median['curl'] / inside['revalidate_s']:.2f}x curl's speed")
+print(f"in-process revalidate vs in-process refetch: {inside['refetch_s'] / inside['revalidate_s']:.1f}x faster")
 PY

@@ -230,6 +230,31 @@ public final class ImagePrefetcher: Sendable {
 
     private func load(_ index: Int, cached: CacheType, cache: ImageCache) {
         let source = sources[index]
+        let policy = options.httpCachePolicy ?? manager.httpCachePolicy
+        if cached.cached, case .network = source, policy.followsHeaders {
+            // Following HTTP caching, a cached source counts as prefetched only while its record says fresh;
+            // otherwise the manager revalidates it (a 304 keeps the entry) or downloads it again.
+            let identifier = options.processor.identifier
+            Task {
+                let record = await cache.httpRecords.record(forKey: source.cacheKey, in: cache)
+                let now = cache.diskStorage.config.now()
+                if record?.state(ofVariant: identifier, at: now, policy: policy) == .fresh {
+                    self.loadCached(index, cached: cached, cache: cache)
+                } else if self.storesOriginalData {
+                    self.loadOriginalData(index, cache: cache)
+                } else {
+                    self.retrieve(index)
+                }
+            }
+            return
+        }
+        loadCached(index, cached: cached, cache: cache)
+    }
+
+    /// Skips a cached source (reading a disk entry into memory with `.alsoPrefetchToMemory`, and checking it is
+    /// intact otherwise), or loads one that is not cached.
+    private func loadCached(_ index: Int, cached: CacheType, cache: ImageCache) {
+        let source = sources[index]
         var internalOptions = options
         internalOptions.callbackQueue = .untouch
         switch cached {
@@ -239,14 +264,14 @@ public final class ImagePrefetcher: Sendable {
             cache.retrieveImage(forKey: source.cacheKey, options: internalOptions) { result in
                 // A file that no longer decodes was removed by the lookup: load the source again.
                 guard case .success(let found) = result, found.image != nil else {
-                    self.load(index, cached: .none, cache: cache)
+                    self.loadCached(index, cached: .none, cache: cache)
                     return
                 }
                 self.finish(index, .skipped)
             }
         case .disk:
             verifyOnDisk(source, cache: cache) { intact in
-                if intact { self.finish(index, .skipped) } else { self.load(index, cached: .none, cache: cache) }
+                if intact { self.finish(index, .skipped) } else { self.loadCached(index, cached: .none, cache: cache) }
             }
         case .none where storesOriginalData:
             loadOriginalData(index, cache: cache)

@@ -14,6 +14,8 @@ import Testing
             var entityTag = #""v1""#
             var cacheControl = "max-age=0"
             var failing = false
+            /// 304s wait for ``TestHTTPServer/release(_:)``.
+            var holdNotModified = false
             var okCount = 0
             var notModifiedCount = 0
             var conditionalCount = 0
@@ -34,7 +36,7 @@ import Testing
                 let fields = [("ETag", state.entityTag), ("Cache-Control", state.cacheControl)]
                 if asked == state.entityTag {
                     state.notModifiedCount += 1
-                    return TestHTTPServer.Route(status: 304, headers: fields)
+                    return TestHTTPServer.Route(status: 304, headers: fields, held: state.holdNotModified)
                 }
                 state.okCount += 1
                 return TestHTTPServer.Route(headers: fields + [("Content-Type", "image/png")], body: state.body)
@@ -296,6 +298,60 @@ import Testing
             #expect(again.image.pixelWidth == 40)
             #expect(origin.conditional == 0 && origin.ok == 2)
         }
+    }
+
+    @Test func a304WhoseEntryWasEvictedMeanwhileRefetches() async throws {
+        try await withOrigin { f, origin, url, _ in
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            f.cache.clearMemoryCache()
+            origin.change { $0.holdNotModified = true }
+            let retrieval = Task { try await f.manager.retrieveImage(with: url, options: waiting) }
+            // The conditional request is on its way when the entry goes; then its 304 arrives
+            await f.server.waitForRequests("/photo.png", count: 2)
+            try f.cache.diskStorage.remove(forKey: url.cacheKey)
+            f.server.release("/photo.png")
+            let result = try await retrieval.value
+            #expect(result.validation == .refetched)
+            #expect(result.image.pixelWidth == 40)
+            #expect(origin.notModified == 1 && origin.ok == 2)
+            #expect(f.cache.diskStorage.isCached(forKey: url.cacheKey))
+        }
+    }
+
+    @Test func aPrefetchSkipsFreshSourcesAndRevalidatesStaleOnes() async throws {
+        try await withOrigin { f, origin, url, clock in
+            origin.change { $0.cacheControl = "max-age=600" }
+            let loaded = try await prefetch(url, with: f.manager)
+            #expect(loaded == Counts(skipped: 0, completed: 1))
+            // Fresh: skipped without a request
+            let fresh = try await prefetch(url, with: f.manager)
+            #expect(fresh == Counts(skipped: 1, completed: 0))
+            #expect(f.server.hits("/photo.png") == 1)
+            // Stale: revalidated (a 304 keeps the entry), not skipped
+            clock.advance(by: 3600)
+            let stale = try await prefetch(url, with: f.manager)
+            #expect(stale == Counts(skipped: 0, completed: 1))
+            #expect(origin.conditional == 1 && origin.notModified == 1 && origin.ok == 1)
+            // ...and fresh again by the 304
+            let refreshed = try await prefetch(url, with: f.manager)
+            #expect(refreshed == Counts(skipped: 1, completed: 0))
+        }
+    }
+
+    struct Counts: Equatable {
+        var skipped: Int
+        var completed: Int
+    }
+
+    /// Prefetches `url` with `manager`; how many sources were skipped and completed.
+    private func prefetch(_ url: URL, with manager: KingfisherManager) async throws -> Counts {
+        let recorder = PrefetchRecorder()
+        let prefetcher = ImagePrefetcher(
+            sources: [.network(url)], completionHandler: recorder.completion, manager: manager)
+        prefetcher.start()
+        await recorder.waitForCompletion()
+        let final = try #require(recorder.completions.first)
+        return Counts(skipped: final.skipped.count, completed: final.completed.count)
     }
 
     @Test func a304ToARequestThatWasNotConditionalIsAnErrorAndCachesNothing() async throws {
