@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Kingfisher", targets: ["Kingfisher"]),
         .library(name: "KingfisherTerminal", targets: ["KingfisherTerminal"]),
         .library(name: "KingfisherTestSupport", targets: ["KingfisherTestSupport"]),
+        .library(name: "KingfisherServer", targets: ["KingfisherServer"]),
         .executable(name: "kf", targets: ["kf"]),
     ],
     dependencies: [
@@ -81,6 +82,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The image server `kf serve` runs (thumbor URLs); its routes come with the Hummingbird issue's work.
+        .target(
+            name: "KingfisherServer",
+            dependencies: [
+                "Kingfisher",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "kf",
             dependencies: [
@@ -110,6 +120,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Runs the built `kf` binary as a subprocess against real files and a loopback server.
+        .testTarget(
+            name: "KingfisherServerTests",
+            dependencies: ["KingfisherServer"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "KfCommandTests",
             dependencies: ["KingfisherLocking", "kf", "Kingfisher", "KingfisherTestSupport"],
