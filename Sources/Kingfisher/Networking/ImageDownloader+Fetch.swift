@@ -66,7 +66,13 @@ extension ImageDownloader {
                 }
                 let headTime = ContinuousClock.now
                 let responseTime = Date()
-                try await validate(response, httpResponse)
+                do {
+                    try await validate(response, httpResponse)
+                } catch {
+                    // A delegate that refuses the 206 (or its status) would refuse every later try as well.
+                    if resuming != nil { task.partialDownloads?.remove(for: task.request.url ?? task.url) }
+                    throw error
+                }
                 let notModified = try await isNotModified(response, httpResponse, request: request)
                 let resumedStart = try continuation(
                     of: resuming, by: response, httpResponse, request: request, task: task)

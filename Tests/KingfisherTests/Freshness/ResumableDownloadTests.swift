@@ -191,6 +191,20 @@ import Testing
         }
     }
 
+    @Test func aDelegateThatRefusesThePartialResponseEndsTheResumingNotEveryLaterTry() async throws {
+        try await withOrigin { f, origin, url in
+            let delegate = RecordingDelegate(validStatusCodes: [200])
+            f.downloader.delegate = delegate
+            origin.change { $0.cutNextAfter = Self.cut }
+            let failed = await f.manager.callbackResult(.network(url), options: retryOnce)
+            #expect(failed.error?.isInvalidResponseStatusCode(206) == true)
+            #expect(keptFiles(in: f.cache).isEmpty)
+            let result = try await f.manager.retrieveImage(with: url, options: [.waitForCache])
+            #expect(origin.ranges.count == 1 && origin.ok == 2)
+            #expect(result.data() == Self.first)
+        }
+    }
+
     @Test func aRefusedRangeIsAskedForWhole() async throws {
         try await withOrigin { f, origin, url in
             origin.change {
