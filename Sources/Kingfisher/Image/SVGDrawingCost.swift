@@ -6,12 +6,12 @@ import Foundation
 /// librsvg draws a document (in 2,000 x 2,000-pixel tiles, each paying for the whole document's filters) in calls
 /// that nothing can interrupt, and an SVG's cost is not in its byte count or declared size: 202 bytes of
 /// `feTurbulence` with 200 octaves over 8,000 x 8,000 pixels draw for many minutes. So an SVG is first drawn at
-/// about 64 x 64 and 128 x 128 pixels (a fraction of a second even for that file); the two times give a cost
-/// per pixel beside the cost of reading the document, and the full drawing they predict must fit in the limit.
-/// Small SVGs are drawn directly: their full drawing costs no more than the trials.
+/// about 64 x 64 and 256 x 256 pixels (half a second for that file); the two times give a cost per pixel beside
+/// the cost of reading the document, and the full drawing they predict must fit in the limit. Small SVGs are
+/// drawn directly: their full drawing costs no more than the trials.
 enum SVGDrawingCost {
     /// Pixels of the small and the large trial drawing.
-    static let trialPixels = (small: 64 * 64, large: 128 * 128)
+    static let trialPixels = (small: 64 * 64, large: 256 * 256)
 
     /// Throws a time-limit error when drawing `bytes` (SVG) at `pixels` pixels looks set to overrun the limit.
     static func check(_ bytes: UnsafeRawBufferPointer, pixels: Int) throws(VipsError) {
@@ -19,12 +19,18 @@ enum SVGDrawingCost {
         let limit = ImageEngine.Configuration.current.timeLimit.seconds(forPixels: pixels)
         guard limit.isFinite else { return }
         // A trial can only be slowed by the machine (another thread taking the core), never sped up. A slowed small
-        // trial makes the cost per pixel look smaller than it is, which could let a drawing of minutes through: so
-        // the small trial runs twice and the quicker run counts. A slowed large trial can only refuse too much.
+        // trial makes the cost per pixel look smaller than it is, which could let a drawing of minutes through
+        // (it did, under a parallel test run, with a large trial of 128 x 128 only four times the bomb's small
+        // one): so the small trial runs twice and the quicker run counts, the large trial has 16 times its pixels,
+        // and when it did not take clearly longer a trial 4 times larger decides. A slowed large trial can only
+        // refuse too much.
         let first = try trial(bytes, pixels: trialPixels.small, of: pixels)
         let again = try trial(bytes, pixels: trialPixels.small, of: pixels)
         let small = again.seconds < first.seconds ? again : first
-        let large = try trial(bytes, pixels: trialPixels.large, of: pixels)
+        var large = try trial(bytes, pixels: trialPixels.large, of: pixels)
+        if large.seconds < 2 * small.seconds, 16 * trialPixels.large < pixels {
+            large = try trial(bytes, pixels: 4 * trialPixels.large, of: pixels)
+        }
         let perPixel = max(0, large.seconds - small.seconds) / Double(max(1, large.pixels - small.pixels))
         let fixed = max(0, small.seconds - perPixel * Double(small.pixels))
         let estimate = fixed + perPixel * Double(pixels)
