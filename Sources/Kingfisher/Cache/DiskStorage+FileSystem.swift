@@ -83,7 +83,7 @@ enum CacheFileSystem {
         guard meta.isRegularFile else { return nil }
         let size = Int(meta.size)
         let data: Data
-        if size >= 256 << 10, let mapping = MappingPool.shared.take(capacity: size) {
+        if size >= pooledReadMinimum, let mapping = MappingPool.shared.take(capacity: size) {
             // A kept mapping's pages are in place already: no page faults, no zeroing, no unmapping afterwards
             // (a fresh buffer of a photo's size cost more than reading the file into it, `perf record`).
             let length: Int
@@ -109,6 +109,10 @@ enum CacheFileSystem {
         return CacheFileContents(
             data: data, meta: meta, storedChecksum: CacheFileIntegrity.storedChecksum(descriptor: descriptor))
     }
+
+    /// Files of this size or more are read into a buffer from ``MappingPool``: photos of 0.3 to 2 MB are what a
+    /// revalidation reads back after its 304s.
+    private static let pooledReadMinimum = 256 << 10
 
     /// Reads from `descriptor` until `buffer` is full or the file ends (it shrank since `fstat`); returns the bytes
     /// read.

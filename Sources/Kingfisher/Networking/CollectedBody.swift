@@ -37,7 +37,7 @@ struct CollectedBody: ~Copyable {
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         if joined == nil, mapped == nil {
-            if expectedLength >= MappingPool.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength)) {
+            if expectedLength >= MappedBuffer.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength)) {
                 mapped = buffer
             } else {
                 joined = Data(capacity: max(bytes.count, Int(clamping: max(0, expectedLength))))
@@ -67,6 +67,9 @@ struct CollectedBody: ~Copyable {
 
 /// Bytes in an anonymous memory mapping of their own, handed over to a `Data` without a copy.
 private final class MappedBuffer {
+    /// Mappings start at 1 MB; smaller buffers stay in the C heap.
+    static let minimumSize: Int64 = 1 << 20
+
     private let base: UnsafeMutableRawPointer
     private let capacity: Int
     private var used = 0

@@ -40,7 +40,7 @@ extension ImageDownloader {
         var request = task.request
         var chain = [task.request.url ?? task.url]
         var lastResponse: HTTPURLResponse?
-        var resuming = Self.keptStart(for: task)
+        var resuming = task.keptStart()
         if let resuming { request = Self.adding(resuming.rangeHeaders, to: request) }
         do {
             while true {
@@ -59,7 +59,7 @@ extension ImageDownloader {
                 if let kept = resuming, response.status == .rangeNotSatisfiable {
                     // The kept start no longer fits the body: ask for all of it.
                     _ = try? await response.body.collect(upTo: 64 * 1024)
-                    task.partialDownloads?.remove(for: task.request.url ?? task.url)
+                    task.forgetKeptStart()
                     resuming = nil
                     request = Self.removing(kept.rangeHeaders, from: request)
                     continue
@@ -70,24 +70,23 @@ extension ImageDownloader {
                     try await validate(response, httpResponse)
                 } catch {
                     // A delegate that refuses the 206 (or its status) would refuse every later try as well.
-                    if resuming != nil { task.partialDownloads?.remove(for: task.request.url ?? task.url) }
+                    if resuming != nil { task.forgetKeptStart() }
                     throw error
                 }
                 let notModified = try await isNotModified(response, httpResponse, request: request)
-                let resumedStart = try continuation(
-                    of: resuming, by: response, httpResponse, request: request, task: task)
+                let continued = try continuation(of: resuming, by: response, httpResponse, request: request, task: task)
                 let data =
                     notModified
                     ? Data()
-                    : try await readBody(
-                        response.body, response: response, url: url, task: task, resumedStart: resumedStart)
-                if resuming != nil { task.partialDownloads?.remove(for: task.request.url ?? task.url) }
+                    : try await readBody(response.body, response: response, url: url, task: task, continuing: continued)
+                // Whole now: the kept start is no longer needed (it stays until here in case the process dies).
+                if continued != nil { task.forgetKeptStart() }
                 let metrics = NetworkMetrics(
                     totalRequestDuration: (ContinuousClock.now - start).timeInterval,
                     timeToResponseHead: (headTime - start).timeInterval,
                     redirectCount: chain.count - 1,
                     httpStatusCode: Int(response.status.code),
-                    receivedBytes: data.count - (resumedStart?.count ?? 0)
+                    receivedBytes: data.count - (continued?.bytes.count ?? 0)
                 )
                 let fetched = Fetched(
                     data: data, response: httpResponse, metrics: metrics, requestTime: requestTime,
@@ -197,24 +196,17 @@ extension ImageDownloader {
         return true
     }
 
-    /// Reads the body into the task, after `resumedStart` when the response is the rest of a kept start. A body
-    /// cut off on the way is kept for the next try when it could be resumed (see ``PartialDownload``).
+    /// Reads the body into the task, after the kept start it is `continuing` (a `206` for the rest). A body cut
+    /// off on the way is kept for the next try when it could be resumed (see ``PartialDownload``).
     private func readBody(
         _ body: HTTPClientResponse.Body, response: HTTPClientResponse, url: URL, task: SessionDataTask,
-        resumedStart: Data?
+        continuing kept: PartialDownload?
     ) async throws -> Data {
         let limit = configuration.maximumResponseSize
-        let resumable =
-            task.partialDownloads == nil
-            ? nil
-            : PartialDownload.identity(
-                of: response, start: Int64(resumedStart?.count ?? 0))
         let expected =
-            resumedStart == nil
-            ? response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
-            : ContentRange(response.headers.first(name: "Content-Range"))?.totalLength ?? -1
+            kept?.identity.totalLength ?? response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
         var count = 0
-        if let resumedStart { count = task.receive(resumedStart: resumedStart, expectedLength: expected) }
+        if let kept { count = task.receive(resumedStart: kept.bytes, expectedLength: expected) }
         let previewer = ProgressivePreviewer(
             callers: task.state.withLock { $0.waiters.map(\.waiter) }, received: { task.mutableData })
         defer { previewer?.finish() }
@@ -231,49 +223,35 @@ extension ImageDownloader {
                 previewer?.receive(chunk, callers: callers)
             }
         } catch {
-            if let resumable, let store = task.partialDownloads, !(error is KingfisherError) {
-                let received = task.mutableData
-                if received.count >= PartialDownload.minimumKeptLength {
-                    store.keep(
-                        PartialDownload(identity: resumable, bytes: received), for: task.request.url ?? task.url)
-                }
+            // Cut off (not refused by a limit): keep what arrived if the rest can be asked for.
+            if !(error is KingfisherError), task.partialDownloads != nil,
+                let identity = kept?.identity ?? PartialDownload.identity(of: response)
+            {
+                task.keepReceivedBody(as: identity)
             }
             throw error
         }
         return task.takeBody()
     }
 
-    /// The kept start of the task's body, when the task may ask for the rest: a plain `GET` (no range or
-    /// condition of its own) with a store of cut-off bodies that holds one for its URL.
-    private static func keptStart(for task: SessionDataTask) -> PartialDownload? {
-        guard let store = task.partialDownloads else { return nil }
-        let request = task.request
-        guard (request.httpMethod ?? "GET") == "GET",
-            ["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"]
-                .allSatisfy({ request.value(forHTTPHeaderField: $0) == nil })
-        else { return nil }
-        return store.partial(for: request.url ?? task.url)
-    }
-
-    /// The kept start that `response` continues, or `nil` when it is a whole body. A `206` that does not continue
+    /// The kept start that `response` continues, or `nil` when it is a whole body (the kept start, if any, is
+    /// dropped then: the representation changed, or the server ignored the range). A `206` that does not continue
     /// the kept start exactly (another range, length or validator), or a `206` to a request that asked for no
     /// range, is an error: its bytes are used for nothing, and the kept start is dropped.
     private func continuation(
         of kept: PartialDownload?, by response: HTTPClientResponse, _ httpResponse: HTTPURLResponse,
         request: URLRequest, task: SessionDataTask
-    ) throws -> Data? {
-        let key = task.request.url ?? task.url
+    ) throws -> PartialDownload? {
         guard response.status == .partialContent else {
-            // A whole body: the representation changed, or the server ignored the range.
-            if kept != nil { task.partialDownloads?.remove(for: key) }
+            if kept != nil { task.forgetKeptStart() }
             return nil
         }
         if let kept {
             guard kept.isContinued(by: response) else {
-                task.partialDownloads?.remove(for: key)
+                task.forgetKeptStart()
                 throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: httpResponse))
             }
-            return kept.bytes
+            return kept
         }
         // A range the caller's request modifier asked for is the caller's business.
         guard request.value(forHTTPHeaderField: "Range") != nil else {

@@ -13,8 +13,6 @@ import KingfisherLocking
 /// for a body that needs at least half of it, so no body holds more than twice its size.
 final class MappingPool: Sendable {
     static let shared = MappingPool(maximumBytes: 16 << 20)
-    /// Buffers of this size or more get a mapping; smaller ones stay in the C heap.
-    static let minimumSize: Int64 = 1 << 20
 
     /// The most bytes kept in released mappings; what does not fit is unmapped.
     let maximumBytes: Int

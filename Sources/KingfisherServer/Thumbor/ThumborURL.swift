@@ -104,20 +104,17 @@ public struct ThumborURL: Sendable, Hashable {
         image = ""
 
         var reader = SegmentReader(rest)
-        if reader.take({ $0 == "meta" }) != nil { meta = true }
-        if let segment = reader.take({ $0 == "trim" || $0.hasPrefix("trim:") }) { trim = try Self.trim(segment) }
-        if let segment = reader.take(Self.isCrop) { crop = try Self.crop(segment) }
-        if let segment = reader.take({ Fit(rawValue: String($0)) != nil && $0 != "crop" }) {
-            fit = Fit(rawValue: String(segment)) ?? .crop
+        meta = reader.take { $0 == "meta" ? true : nil } ?? false
+        if let segment = reader.take({ $0 == "trim" || $0.hasPrefix("trim:") ? $0 : nil }) {
+            trim = try Self.trim(segment)
         }
-        if let segment = reader.take(Self.isSize) { try readSize(segment) }
-        if let segment = reader.take({ HorizontalAlignment(rawValue: String($0)) != nil }) {
-            horizontalAlignment = HorizontalAlignment(rawValue: String(segment))
-        }
-        if let segment = reader.take({ VerticalAlignment(rawValue: String($0)) != nil }) {
-            verticalAlignment = VerticalAlignment(rawValue: String(segment))
-        }
-        if reader.take({ $0 == "smart" }) != nil { smart = true }
+        if let segment = reader.take({ Self.isCrop($0) ? $0 : nil }) { crop = try Self.crop(segment) }
+        // (`crop` is the mode without a segment of its own.)
+        fit = reader.take { $0 == "crop" ? nil : Fit(rawValue: String($0)) } ?? .crop
+        if let segment = reader.take({ Self.isSize($0) ? $0 : nil }) { try readSize(segment) }
+        horizontalAlignment = reader.take { HorizontalAlignment(rawValue: String($0)) }
+        verticalAlignment = reader.take { VerticalAlignment(rawValue: String($0)) }
+        smart = reader.take { $0 == "smart" ? true : nil } ?? false
         if reader.rest.hasPrefix("filters:") {
             let text = reader.rest.dropFirst("filters:".count)
             // Filters end at the first `)/`: their arguments may hold slashes (a URL), the image follows.
@@ -248,13 +245,12 @@ private struct SegmentReader {
 
     init(_ rest: Substring) { self.rest = rest }
 
-    /// The next segment when it is followed by more and `matches` it; it is consumed then.
-    mutating func take(_ matches: (Substring) -> Bool) -> Substring? {
-        guard let slash = rest.firstIndex(of: "/") else { return nil }
-        let segment = rest[..<slash]
-        guard matches(segment) else { return nil }
+    /// What `read` makes of the next segment, when it is followed by more and `read` makes something of it; the
+    /// segment is consumed then.
+    mutating func take<Value>(_ read: (Substring) -> Value?) -> Value? {
+        guard let slash = rest.firstIndex(of: "/"), let value = read(rest[..<slash]) else { return nil }
         rest = rest[rest.index(after: slash)...]
-        return segment
+        return value
     }
 }
 

@@ -5,10 +5,9 @@ import NIOHTTP1
 /// The first bytes of a body whose transfer was cut off, and what identifies the representation they belong to,
 /// so that a later request can ask for the rest: `Range: bytes=N-` with `If-Range` (RFC 9110 §14.2, §13.1.5).
 ///
-/// A body is kept only when the rest can be asked for safely: the response said `Accept-Ranges: bytes` (or was
-/// itself a `206`), declared its whole length, had no content coding (ranges count the coded bytes), and carried
-/// a strong validator (a strong `ETag`, else a `Last-Modified` at least a second before its `Date`, RFC 9110
-/// §8.8.2.2). The server answers `If-Range` with the rest only while that validator still holds, and with the
+/// A body is kept only when the rest can be asked for safely: the response said `Accept-Ranges: bytes`, declared
+/// its whole length, had no content coding (ranges count the coded bytes), and carried a strong validator (a strong
+/// `ETag`, else a `Last-Modified` at least a second before its `Date`, RFC 9110 §8.8.2.2). The server answers `If-Range` with the rest only while that validator still holds, and with the
 /// whole new body otherwise, so two versions are never spliced.
 struct PartialDownload: Sendable, Equatable {
     /// What identifies the representation the bytes belong to, and how long it is.
@@ -35,27 +34,16 @@ struct PartialDownload: Sendable, Equatable {
         ["Range": "bytes=\(bytes.count)-", "If-Range": identity.validator]
     }
 
-    /// What identifies the body of `head` (a `200`, or a `206` starting at `start`) if its transfer could be
-    /// resumed; `nil` when it could not.
-    static func identity(of head: HTTPClientResponse, start: Int64 = 0) -> Identity? {
+    /// What identifies the whole body of `head` (a `200`) if its transfer could be resumed; `nil` when it could
+    /// not. (The rest of a kept start, a `206`, keeps the identity of that start: ``isContinued(by:)``.)
+    static func identity(of head: HTTPClientResponse) -> Identity? {
         let headers = head.headers
         let coding = headers[canonicalForm: "Content-Encoding"].map { $0.lowercased() }
-        guard coding.allSatisfy({ $0 == "identity" }) else { return nil }
-        let totalLength: Int64
-        switch head.status.code {
-        case 200:
-            let ranges = headers[canonicalForm: "Accept-Ranges"].map { $0.lowercased() }
-            guard ranges.contains("bytes"), let length = singleLength(headers["Content-Length"]) else { return nil }
-            totalLength = length
-        case 206:
-            guard let range = ContentRange(headers.first(name: "Content-Range")), range.start == start else {
-                return nil
-            }
-            totalLength = range.totalLength
-        default:
-            return nil
-        }
-        guard totalLength >= minimumTotalLength, let validator = strongValidator(of: head) else { return nil }
+        let ranges = headers[canonicalForm: "Accept-Ranges"].map { $0.lowercased() }
+        guard head.status.code == 200, coding.allSatisfy({ $0 == "identity" }), ranges.contains("bytes"),
+            let totalLength = singleLength(headers["Content-Length"]), totalLength >= minimumTotalLength,
+            let validator = strongValidator(of: head)
+        else { return nil }
         return Identity(validator: validator.value, isEntityTag: validator.isEntityTag, totalLength: totalLength)
     }
 
