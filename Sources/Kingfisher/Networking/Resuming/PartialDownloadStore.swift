@@ -13,9 +13,9 @@ struct PartialDownloadStore: Sendable {
 
     let directory: URL
     /// The most bytes kept in all; the oldest files go first.
-    var maximumTotalBytes: Int64 = 256 << 20
+    let maximumTotalBytes: Int64 = 256 << 20
     /// Files older than this are removed: an origin that changed its image since will answer with all of it.
-    var maximumAge: TimeInterval = 86_400
+    let maximumAge: TimeInterval = 86_400
 
     init(cacheDirectory: URL) {
         directory = cacheDirectory.appendingPathComponent(Self.directoryName, isDirectory: true)
