@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -24,6 +24,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The image server: Hummingbird without its swift-configuration trait (flags and KF_SERVE_* are read by kf).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // libvips through pkg-config, plus a header of non-variadic `cvips_*` wrappers.
@@ -82,12 +87,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The image server `kf serve` runs (thumbor URLs); its routes come with the Hummingbird issue's work.
+        // The image server `kf serve` runs: thumbor URLs on Hummingbird routes a user can mount in their own app.
         .target(
             name: "KingfisherServer",
             dependencies: [
+                "KingfisherLocking",
                 "Kingfisher",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -98,6 +113,7 @@ let package = Package(
                 "Kingfisher",
                 "KingfisherTerminal",
                 "KingfisherTestSupport",  // the loopback server `kf demo` serves its sample images from
+                "KingfisherServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -119,12 +135,19 @@ let package = Package(
             dependencies: ["KingfisherLocking", "KingfisherTerminal", "Kingfisher", "CVips", "KingfisherTestSupport"],
             swiftSettings: strictSettings
         ),
-        // Runs the built `kf` binary as a subprocess against real files and a loopback server.
+        // The image server's routes on a real Hummingbird server, fetching from a loopback origin.
         .testTarget(
             name: "KingfisherServerTests",
-            dependencies: ["KingfisherServer"],
+            dependencies: [
+                "KingfisherLocking", "KingfisherServer", "Kingfisher", "KingfisherTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
+        // Runs the built `kf` binary as a subprocess against real files and a loopback server.
         .testTarget(
             name: "KfCommandTests",
             dependencies: ["KingfisherLocking", "kf", "Kingfisher", "KingfisherTestSupport"],

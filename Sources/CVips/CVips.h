@@ -300,6 +300,46 @@ static inline int cvips_bandjoin2(VipsImage *first, VipsImage *second, VipsImage
 static inline int cvips_composite2(VipsImage *base, VipsImage *overlay, VipsImage **out, int mode) {
     return vips_composite2(base, overlay, out, (VipsBlendMode)mode, NULL);
 }
+/// Mirrors the image: direction 0 left-right, 1 top-bottom.
+static inline int cvips_flip(VipsImage *in, VipsImage **out, int direction) {
+    return vips_flip(in, out, (VipsDirection)direction, NULL);
+}
+/// Turns the image clockwise by quarter turns: 1 is 90 degrees, 2 is 180, 3 is 270.
+static inline int cvips_rotate_quarters(VipsImage *in, VipsImage **out, int quarters) {
+    static const VipsAngle angles[4] = {VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270};
+    return vips_rot(in, out, angles[((quarters % 4) + 4) % 4], NULL);
+}
+/// The pixel values at (x, y), one per band, into `values` (at most `capacity`); the band count, or -1.
+static inline int cvips_pixel_at(VipsImage *in, int x, int y, double *values, int capacity) {
+    double *vector = NULL;
+    int count = 0;
+    if (vips_getpoint(in, &vector, &count, x, y, NULL)) return -1;
+    int copied = count < capacity ? count : capacity;
+    for (int i = 0; i < copied; i++) values[i] = vector[i];
+    g_free(vector);
+    return count;
+}
+/// The bounding box of what differs from `background` (one value per band) by more than `threshold`.
+static inline int cvips_find_trim(VipsImage *in, int *left, int *top, int *width, int *height, double threshold,
+                                  const double *background, int bands) {
+    VipsArrayDouble *colour = vips_array_double_new(background, bands);
+    int status = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", colour, NULL);
+    vips_area_unref(VIPS_AREA(colour));
+    return status;
+}
+/// The `width` x `height` part of the image that libvips' attention strategy finds most interesting.
+static inline int cvips_smartcrop_attention(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_smartcrop(in, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION, NULL);
+}
+/// The image placed at (x, y) on a width x height canvas of `background` (one value per band).
+static inline int cvips_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height,
+                              const double *background, int bands) {
+    VipsArrayDouble *colour = vips_array_double_new(background, bands);
+    int status = vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_BACKGROUND, "background", colour,
+                            NULL);
+    vips_area_unref(VIPS_AREA(colour));
+    return status;
+}
 /// A width x height sRGB image with 4 uchar bands, every pixel (r, g, b, a) in 0...255.
 static inline int cvips_solid(VipsImage **out, int width, int height, double r, double g, double b, double a) {
     VipsImage *black = NULL, *filled = NULL;

@@ -1,9 +1,9 @@
 public import Foundation
 
 /// The pixel size an image file's header declares, read without decoding and without libvips.
-enum ImageHeaderSize {
+package enum ImageHeaderSize {
     /// A size only when both sides are at least 1: a header declaring 0 describes no image.
-    static func of(_ data: Data) -> (width: Int, height: Int)? {
+    package static func of(_ data: Data) -> (width: Int, height: Int)? {
         guard let size = declared(data), size.width >= 1, size.height >= 1 else { return nil }
         return size
     }

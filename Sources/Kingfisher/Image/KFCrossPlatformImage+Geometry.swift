@@ -1,8 +1,9 @@
 public import Foundation
+import CVips
 
 extension KFCrossPlatformImage {
     /// Resamples to `size` points (size × scale pixels); every frame of an animation.
-    func resizing(to size: CGSize) throws(VipsError) -> KFCrossPlatformImage {
+    package func resizing(to size: CGSize) throws(VipsError) -> KFCrossPlatformImage {
         let (width, height) = try pixelSize(of: size)
         guard width != pixelWidth || height != pixelHeight else { return self }
         return try mappingFrames { frame throws(VipsError) in try frame.resized(width: width, height: height) }
@@ -10,7 +11,7 @@ extension KFCrossPlatformImage {
 
     /// Cuts out the `size`-point rectangle at `anchor` (0...1 on each axis); a rectangle reaching past the edges
     /// is clipped to the image, as Kingfisher does.
-    func cropping(to size: CGSize, anchorOn anchor: CGPoint) throws(VipsError) -> KFCrossPlatformImage {
+    package func cropping(to size: CGSize, anchorOn anchor: CGPoint) throws(VipsError) -> KFCrossPlatformImage {
         let (width, height) = try pixelSize(of: size)
         let ax = anchor.x.isNaN ? 0.5 : min(max(anchor.x, 0), 1)
         let ay = anchor.y.isNaN ? 0.5 : min(max(anchor.y, 0), 1)
@@ -100,6 +101,45 @@ extension KFCrossPlatformImage {
         case .none: return size
         case .aspectFit: return Self.fitting(self.size, in: size)
         case .aspectFill: return Self.filling(self.size, size)
+        }
+    }
+}
+
+extension KFCrossPlatformImage {
+    /// The `width` x `height` pixel rectangle whose top-left corner is (`x`, `y`), clipped to the image; every
+    /// frame of an animation. Throws when nothing of it lies inside the image.
+    package func croppingPixels(x: Int, y: Int, width: Int, height: Int) throws(VipsError) -> KFCrossPlatformImage {
+        let x0 = max(0, x)
+        let y0 = max(0, y)
+        let x1 = min(pixelWidth, x.addingReportingOverflow(width).partialValue)
+        let y1 = min(pixelHeight, y.addingReportingOverflow(height).partialValue)
+        guard x1 > x0, y1 > y0 else { throw VipsError(operation: "crop", message: "the crop rectangle is empty") }
+        if x0 == 0, y0 == 0, x1 == pixelWidth, y1 == pixelHeight { return self }
+        return try mappingFrames { frame throws(VipsError) in
+            try frame.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+    }
+
+    /// The image on a `width` x `height` pixel canvas of `color`, placed at `anchor` (0...1 on each axis, as
+    /// ``cropping(to:anchorOn:)``); every frame. A canvas smaller than the image on a side keeps the image's size
+    /// there.
+    package func padding(toPixelWidth width: Int, height: Int, color: KFCrossPlatformColor, anchorOn anchor: CGPoint)
+        throws(VipsError) -> KFCrossPlatformImage
+    {
+        let canvasWidth = max(width, pixelWidth)
+        let canvasHeight = max(height, pixelHeight)
+        guard canvasWidth > pixelWidth || canvasHeight > pixelHeight else { return self }
+        let left = Int((min(max(anchor.x, 0), 1) * CGFloat(canvasWidth - pixelWidth)).rounded())
+        let top = Int((min(max(anchor.y, 0), 1) * CGFloat(canvasHeight - pixelHeight)).rounded())
+        let rgba = color.rgba8.map(Double.init)
+        let opaque = rgba[3] >= 255
+        return try mappingFrames { frame throws(VipsError) in
+            let colour = try frame.srgb8()
+            let source = opaque ? colour : try colour.withAlpha()
+            let background = source.bands >= 4 ? rgba : Array(rgba.prefix(3))
+            return try source.apply("embed") {
+                cvips_embed($0, $1, Int32(left), Int32(top), Int32(canvasWidth), Int32(canvasHeight), background, Int32(background.count))
+            }
         }
     }
 }

@@ -7,11 +7,11 @@ import Foundation
 /// processors run synchronously on the thread that called them; when one stops at ``ImageEngine/timeLimit`` it
 /// leaves ``KingfisherError/ProcessorErrorReason/timeLimitExceeded(seconds:)`` here, and the pipeline reports that
 /// instead of `processingFailed` (and instead of decoding the data a second time to look for a reason).
-enum ProcessingFailure {
+package enum ProcessingFailure {
     private static let key = "com.onevcat.Kingfisher.ProcessingFailure"
 
     /// Runs `body`, noting a time-limit error it throws; other errors give `nil` as before.
-    static func catching(
+    package static func catching(
         _ body: () throws(VipsError) -> KFCrossPlatformImage?
     ) -> KFCrossPlatformImage? {
         do {

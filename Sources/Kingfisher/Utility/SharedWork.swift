@@ -6,7 +6,7 @@ import KingfisherLocking
 /// A caller whose task is cancelled stops waiting at once (it gets `nil`); the work itself is cancelled only when
 /// every waiter has gone. The work runs in a task of its own at the priority of the caller that started it, escalated
 /// to a joining caller's priority when that is higher: shared work runs at the highest priority of its waiters.
-final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         /// Which start this is: a value of cancelled work never reaches a later start's waiters.
         let generation: Int
@@ -27,19 +27,19 @@ final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Called each time a caller joins work that runs already (for metrics).
     private let joined: (@Sendable () -> Void)?
 
-    init(joined: (@Sendable () -> Void)? = nil) {
+    package init(joined: (@Sendable () -> Void)? = nil) {
         self.joined = joined
     }
 
     /// How many times work has been started (not joined).
-    var startedCount: Int { state.withLock { $0.started } }
+    package var startedCount: Int { state.withLock { $0.started } }
 
     /// How many callers wait now, over every key.
     var waitingCount: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// The value of the work for `key`: joined when it runs already, otherwise started with `work`. `nil` when the
     /// calling task was cancelled before the value arrived.
-    func value(for key: Key, _ work: @escaping @Sendable () async -> Value) async -> Value? {
+    package func value(for key: Key, _ work: @escaping @Sendable () async -> Value) async -> Value? {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter

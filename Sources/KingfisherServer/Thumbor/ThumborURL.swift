@@ -82,7 +82,7 @@ public struct ThumborURL: Sendable, Hashable {
     public var flipsVertically = false
     public var horizontalAlignment: HorizontalAlignment?
     public var verticalAlignment: VerticalAlignment?
-    /// `smart/`: crop around what matters (we centre: there is no feature detection).
+    /// `smart/`: crop around what matters (libvips' attention strategy; thumbor uses face and feature detection).
     public var smart = false
     public var filters: [Filter] = []
     /// The image: a URL (with or without its scheme) or a path, percent-decoded.
@@ -262,6 +262,8 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
     case badCrop(String)
     case badTrim(String)
     case malformedFilters(String)
+    case unknownFilter(String)
+    case badFilterArgument(filter: String, reason: String)
 
     public var description: String {
         switch self {
@@ -271,6 +273,8 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
         case .badCrop(let text): "bad crop \"\(text)\""
         case .badTrim(let text): "bad trim \"\(text)\""
         case .malformedFilters(let text): "malformed filters \"\(text)\""
+        case .unknownFilter(let name): "unknown filter \"\(name)\""
+        case .badFilterArgument(let filter, let reason): "bad argument of filter \"\(filter)\": \(reason)"
         }
     }
 }

@@ -1,0 +1,112 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Kingfisher
+import NIOCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The one place where a failure becomes an HTTP status and a message. Messages say what went wrong in terms of
+/// the request; they never carry internals (paths, addresses, library errors), which go to the error log instead.
+struct ErrorResponse: Sendable, Equatable {
+    let status: HTTPResponse.Status
+    let message: String
+    /// Seconds for `Retry-After`, on `503`.
+    var retryAfter: Int?
+
+    init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    init(_ error: any Error, retryAfter: Int) {
+        switch error {
+        case let error as ThumborURLError:
+            self.init(status: .badRequest, message: "bad URL: \(error)")
+        case let error as ImageServerError:
+            self.init(error, retryAfter: retryAfter)
+        case let error as KingfisherError:
+            self.init(error)
+        case is CancellationError:
+            self.init(status: .serviceUnavailable, message: "the request was cancelled")
+        default:
+            self.init(status: .internalServerError, message: "internal error")
+        }
+    }
+
+    private init(_ error: ImageServerError, retryAfter: Int) {
+        switch error {
+        case .signatureRequired:
+            self.init(status: .forbidden, message: "signed URLs need a security key, and this server has none")
+        case .badSignature: self.init(status: .forbidden, message: "the URL's signature does not match")
+        case .unsafeURLsDisabled: self.init(status: .forbidden, message: "unsafe URLs are disabled: sign the URL")
+        case .metaNotSupported: self.init(status: .badRequest, message: "meta/ is not supported")
+        case .unsupportedScheme: self.init(status: .badRequest, message: "the image URL is not http or https")
+        case .sourceNotAllowed: self.init(status: .forbidden, message: "the image's host is not an allowed source")
+        case .forbiddenAddress(let kind):
+            self.init(status: .forbidden, message: "the image's host resolves to a \(kind.rawValue) address")
+        case .unresolvableHost: self.init(status: .badGateway, message: "the image's host does not resolve")
+        case .pathOutsideRoot: self.init(status: .forbidden, message: "the image path leaves the root directory")
+        case .fileNotFound: self.init(status: .notFound, message: "no such image")
+        case .overloaded:
+            self.init(status: .serviceUnavailable, message: "too many requests; try again", retryAfter: retryAfter)
+        }
+    }
+
+    private init(_ error: KingfisherError) {
+        switch error {
+        case .responseError(let reason):
+            switch reason {
+            case .invalidHTTPStatusCode(let response) where [404, 410].contains(response.statusCode):
+                self.init(status: .notFound, message: "the origin has no such image (\(response.statusCode))")
+            case .invalidHTTPStatusCode(let response) where (300..<400).contains(response.statusCode):
+                self.init(status: .forbidden, message: "the origin redirected to a source this server does not fetch")
+            case .invalidHTTPStatusCode(let response):
+                self.init(status: .badGateway, message: "the origin answered \(response.statusCode)")
+            case .responseTooLarge(_, let limit, _):
+                self.init(status: .contentTooLarge, message: "the source is larger than \(limit) bytes")
+            case .requestTimedOut, .downloadDurationExceeded:
+                self.init(status: .gatewayTimeout, message: "the origin did not answer in time")
+            case .URLSessionError(let underlying) where Self.isTimeout(underlying):
+                self.init(status: .gatewayTimeout, message: "the origin did not answer in time")
+            case .tooManyRedirects:
+                self.init(status: .badGateway, message: "the origin redirected too many times")
+            default:
+                self.init(status: .badGateway, message: "the origin could not be reached")
+            }
+        case .processorError(let reason):
+            switch reason {
+            case .pixelLimitExceeded(let width, let height, let limit):
+                self.init(
+                    status: .badRequest,
+                    message: "the source is \(width) x \(height) pixels, more than the limit of \(limit)")
+            case .frameLimitExceeded(let frames, let limit):
+                self.init(status: .badRequest, message: "the source has \(frames) frames, more than \(limit)")
+            case .timeLimitExceeded:
+                self.init(status: .unprocessableContent, message: "the image took too long to process")
+            case .imageEncodingFailed:
+                self.init(status: .internalServerError, message: "the result could not be encoded")
+            default:
+                self.init(status: .badRequest, message: "the source is not an image this server can read")
+            }
+        case .imageSettingError(.dataProviderError):
+            self.init(status: .notFound, message: "no such image")
+        case .requestError(.asyncTaskContextCancelled), .requestError(.taskCancelled):
+            self.init(status: .serviceUnavailable, message: "the request was cancelled")
+        default:
+            self.init(status: .internalServerError, message: "internal error")
+        }
+    }
+
+    /// AsyncHTTPClient's connect, read and deadline timeouts, and NIO's connect timeout.
+    private static func isTimeout(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError {
+            return [.readTimeout, .connectTimeout, .deadlineExceeded].contains(error)
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error { return true }
+        return false
+    }
+}

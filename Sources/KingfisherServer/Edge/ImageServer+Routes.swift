@@ -1,0 +1,91 @@
+import Foundation
+public import Hummingbird
+public import Prometheus
+import HTTPTypes
+import Logging
+import NIOCore
+
+extension ImageServer {
+    /// Adds the server's routes to `router` (`HEAD` answers as `GET` without a body):
+    /// - `GET /healthz`: `200 ok` while the server runs;
+    /// - `GET /metrics`: the registry in Prometheus' text format, when one is given (bootstrap swift-metrics with a
+    ///   `PrometheusMetricsFactory` over the same registry to see the library's and the server's metrics there);
+    /// - every other `GET`: a thumbor URL, answered with the image or an error status and a one-line reason.
+    public func addRoutes<Context: RequestContext>(
+        to router: Router<Context>, metricsRegistry: PrometheusCollectorRegistry? = nil
+    ) {
+        router.get("healthz") { _, _ in
+            Self.text(.ok, "ok\n")
+        }
+        if let metricsRegistry {
+            router.get("metrics") { _, _ in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+                headers[.cacheControl] = "no-store"
+                let body = ByteBuffer(bytes: metricsRegistry.emitToBuffer())
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+            }
+        }
+        router.get("**") { request, _ in
+            await self.respond(to: request)
+        }
+    }
+
+    /// The response to a thumbor URL request: the image, a `304` when `If-None-Match` names its tag, or an error.
+    public func respond(to request: Request) async -> Response {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let response: Response
+        do {
+            let result = try await result(forPath: request.uri.path, accept: request.headers[.accept])
+            response = success(result, ifNoneMatch: request.headers[values: .ifNoneMatch])
+        } catch {
+            let failure = ErrorResponse(error, retryAfter: configuration.retryAfter)
+            let level: Logger.Level = failure.status.code >= 500 ? .error : .info
+            logger?.log(
+                level: level, "refused",
+                metadata: [
+                    "path": "\(request.uri.path)", "status": "\(failure.status.code)", "error": "\(error)",
+                ])
+            response = Self.failure(failure)
+        }
+        metrics.countResponse(
+            status: response.status.code, nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - start))
+        metrics.recordQueue(gate.load.queued)
+        return response
+    }
+
+    private func success(_ result: ServedResult, ifNoneMatch: [String]) -> Response {
+        var headers = HTTPFields()
+        headers[.eTag] = result.image.etag
+        headers[.cacheControl] = configuration.maxAge > 0 ? "public, max-age=\(configuration.maxAge)" : "no-cache"
+        if result.variesByAccept { headers[.vary] = "Accept" }
+        if Self.matches(ifNoneMatch, etag: result.image.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = result.image.contentType
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.image.body))
+    }
+
+    /// `If-None-Match` against a strong tag, with the weak comparison RFC 9110 asks for (`W/"x"` matches `"x"`).
+    static func matches(_ fields: [String], etag: String) -> Bool {
+        fields.flatMap { $0.split(separator: ",") }.contains { candidate in
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == etag
+        }
+    }
+
+    private static func failure(_ failure: ErrorResponse) -> Response {
+        var response = text(failure.status, failure.message + "\n")
+        if let seconds = failure.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        return response
+    }
+
+    private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Kingfisher
+
+/// What one request asks for, worked out before any fetching: the processor, the encoding (with the format the
+/// client's `Accept` negotiated, when the server negotiates) and whether the answer varies by `Accept`.
+struct ResultPlan: Sendable {
+    let processor: ThumborProcessor
+    let serializer: ResultSerializer
+    /// `Vary: Accept` goes out: the URL names no format and the server picks one from `Accept`.
+    let variesByAccept: Bool
+
+    init(url: ThumborURL, accept: String?, configuration: ImageServer.Configuration) throws(ThumborURLError) {
+        let filters = try ThumborFilters(url.filters)
+        var format = filters.format?.imageFormat
+        variesByAccept = format == nil && (configuration.autoWebP || configuration.autoAVIF)
+        if format == nil, let accept {
+            if configuration.autoAVIF, Self.accepts(accept, "image/avif"), ImageEngine.canEncode(.AVIF) {
+                format = .AVIF
+            } else if configuration.autoWebP, Self.accepts(accept, "image/webp") {
+                format = .WebP
+            }
+        }
+        let quality = filters.quality ?? configuration.defaultQuality
+        serializer = ResultSerializer(format: format, quality: quality)
+        processor = ThumborProcessor(url, filters: filters, output: "\(format?.fileExtension ?? "source"):\(quality)")
+    }
+
+    /// Whether an `Accept` header lists `mediaType` with a quality above zero.
+    static func accepts(_ accept: String, _ mediaType: String) -> Bool {
+        accept.split(separator: ",").contains { entry in
+            let parts = entry.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == mediaType else { return false }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) }
+            return (quality ?? 1) > 0
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Kingfisher
+
+/// Encodes a result as the URL (or the negotiation) asks: a chosen format at a quality, or the source's own format
+/// when none is chosen (PNG for formats the server does not write, such as SVG).
+struct ResultSerializer: CacheSerializer {
+    /// The format to write; `nil` keeps the source's.
+    let format: ImageFormat?
+    /// 1...100, for lossy formats.
+    let quality: Int
+
+    func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
+        let format = self.format ?? Self.keptFormat(of: original)
+        return image.kf.data(format: format, compressionQuality: CGFloat(max(1, min(quality, 100))) / 100)
+    }
+
+    func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        DefaultCacheSerializer.default.image(with: data, options: options)
+    }
+
+    /// The source's format when the server writes it, else PNG.
+    static func keptFormat(of original: Data?) -> ImageFormat {
+        switch original?.kf.imageFormat ?? .unknown {
+        case .JPEG: .JPEG
+        case .GIF: .GIF
+        case .WebP: .WebP
+        case .AVIF: .AVIF
+        default: .PNG
+        }
+    }
+}

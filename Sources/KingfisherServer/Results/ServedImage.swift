@@ -1,0 +1,41 @@
+import Crypto
+import Foundation
+import Kingfisher
+import NIOCore
+
+/// An encoded result as the server sends it: the bytes, their media type and a strong entity tag (a digest of
+/// the bytes, so equal bytes from two instances sharing a cache get equal tags).
+struct ServedImage: CacheCostCalculable, Sendable {
+    /// The bytes, ready to hand to every response without a copy.
+    let body: ByteBuffer
+    let contentType: String
+    let etag: String
+
+    init(data: Data) {
+        body = ByteBuffer(bytes: data)
+        contentType = Self.mediaType(of: ImageFormat(sniffing: data))
+        let digest = SHA256.hash(data: data)
+        etag = "\"" + digest.prefix(16).map { byte in String(byte, radix: 16).leftPadded() }.joined() + "\""
+    }
+
+    var cacheCost: Int { body.readableBytes + 256 }
+
+    static func mediaType(of format: ImageFormat) -> String {
+        switch format {
+        case .JPEG: "image/jpeg"
+        case .PNG: "image/png"
+        case .GIF: "image/gif"
+        case .WebP: "image/webp"
+        case .AVIF: "image/avif"
+        case .HEIF: "image/heif"
+        case .TIFF: "image/tiff"
+        case .BMP: "image/bmp"
+        case .SVG: "image/svg+xml"
+        case .unknown: "application/octet-stream"
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
+}

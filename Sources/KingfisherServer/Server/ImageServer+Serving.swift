@@ -1,0 +1,114 @@
+import Foundation
+import Kingfisher
+import KingfisherLocking
+
+/// A result ready to send, and how it was found.
+struct ServedResult: Sendable {
+    let image: ServedImage
+    let variesByAccept: Bool
+}
+
+extension ImageServer {
+    /// The result for a thumbor path (no query, as received) and the client's `Accept` header.
+    /// - Throws: `ThumborURLError`, ``ImageServerError`` or `KingfisherError`; ``ErrorResponse`` maps them.
+    func result(forPath path: String, accept: String?) async throws -> ServedResult {
+        let url = try ThumborURL(path: path)
+        try authorise(url)
+        guard !url.meta else { throw ImageServerError.metaNotSupported }
+        let plan = try ResultPlan(url: url, accept: accept, configuration: configuration)
+        let source = try locator.source(for: url.image)
+        let key = ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
+        if let recent = await recentResult(forKey: key, source: source, plan: plan) {
+            return ServedResult(image: recent, variesByAccept: plan.variesByAccept)
+        }
+        guard await gate.enter() else { throw ImageServerError.overloaded }
+        defer { gate.leave() }
+        // Requests that waited in the queue may find the result made meanwhile.
+        if let recent = await recentResult(forKey: key, source: source, plan: plan) {
+            return ServedResult(image: recent, variesByAccept: plan.variesByAccept)
+        }
+        let started = Locked(false)
+        let outcome = await production.value(for: key) {
+            started.withLock { $0 = true }
+            return await Result(awaiting: { try await self.make(source: source, plan: plan, key: key) })
+        }
+        guard let outcome else { throw CancellationError() }
+        let image = try outcome.get()
+        if !started.withLock({ $0 }) { metrics.countResult(from: .joined) }
+        return ServedResult(image: image, variesByAccept: plan.variesByAccept)
+    }
+
+    /// Signed URLs need the key and a matching signature; `unsafe/` URLs need the server to allow them.
+    private func authorise(_ url: ThumborURL) throws(ImageServerError) {
+        switch url.authorisation {
+        case .unsafe:
+            guard configuration.allowsUnsafeURLs else { throw .unsafeURLsDisabled }
+        case .signed:
+            guard let key = configuration.securityKey else { throw .signatureRequired }
+            guard ThumborSignature.isValid(url, key: key) else { throw .badSignature }
+        }
+    }
+
+    /// A result kept in memory, while its source's cache entry is current.
+    private func recentResult(forKey key: String, source: Source, plan: ResultPlan) async -> ServedImage? {
+        guard let recent = recentResults.value(forKey: key) else { return nil }
+        guard await isCurrent(source, plan: plan) else {
+            recentResults.remove(forKey: key)
+            return nil
+        }
+        metrics.countResult(from: .memory)
+        return recent
+    }
+
+    /// Whether a cached result of `source` may be served without asking the origin: fresh by its HTTP record for a
+    /// network source; always for files (their entries live as long as the cache keeps them).
+    private func isCurrent(_ source: Source, plan: ResultPlan) async -> Bool {
+        guard case .network = source else { return true }
+        return await manager.cache.isFreshByHTTP(
+            forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
+    }
+
+    /// Makes (or finds on disk) the encoded result: the disk cache when current, else the library's retrieval,
+    /// which revalidates or downloads the original (guarded), processes it and stores the encoded result.
+    private func make(source: Source, plan: ResultPlan, key: String) async throws -> ServedImage {
+        let cache = manager.cache
+        if await isCurrent(source, plan: plan), let data = try? cache.diskStorage.value(forKey: key), !data.isEmpty {
+            return remember(ServedImage(data: data), forKey: key, from: .disk)
+        }
+        if case .network(let resource) = source {
+            try await sourceGuard.check(resource.downloadURL)
+        }
+        let options: KingfisherOptionsInfo = [
+            .processor(plan.processor), .cacheSerializer(plan.serializer), .cacheOriginalImage, .waitForCache,
+            .redirectHandler(sourceGuard),
+        ]
+        let retrieved = try await manager.retrieveImage(with: source, options: options)
+        if let data = try? cache.diskStorage.value(forKey: key), !data.isEmpty {
+            return remember(ServedImage(data: data), forKey: key, from: .made)
+        }
+        // The disk cache could not keep it (full, read-only): encode here and serve it all the same.
+        guard let data = plan.serializer.data(with: retrieved.image, original: retrieved.data()) else {
+            throw KingfisherError.cacheError(
+                reason: .cannotSerializeImage(image: retrieved.image, original: nil, serializer: plan.serializer))
+        }
+        return remember(ServedImage(data: data), forKey: key, from: .made)
+    }
+
+    private func remember(_ image: ServedImage, forKey key: String, from origin: ServerMetrics.ResultOrigin)
+        -> ServedImage
+    {
+        recentResults.store(value: image, forKey: key)
+        metrics.countResult(from: origin)
+        return image
+    }
+}
+
+extension Result where Failure == any Error {
+    fileprivate init(awaiting body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+public import Foundation
+public import Kingfisher
+public import Logging
+import AsyncHTTPClient
+import KingfisherLocking
+import NIOCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A thumbor-compatible image server on the library: thumbor URLs in, processed images out, through the
+/// downloader (coalesced), the decode and processing stages, and one image cache for originals and results.
+/// Mount its routes in a Hummingbird app with ``addRoutes(to:)``; `kf serve` is a thin command around it.
+///
+/// ```swift
+/// let server = try ImageServer(configuration: .init(securityKey: key), cacheDirectory: cacheURL)
+/// let router = Router()
+/// server.addRoutes(to: router)
+/// try await Application(router: router).runService()
+/// ```
+///
+/// Instances are stateless apart from their caches: several may share one cache directory behind a load balancer.
+public final class ImageServer: Sendable {
+    public let configuration: Configuration
+    /// The manager every result goes through; its cache holds originals and encoded results.
+    public let manager: KingfisherManager
+    let logger: Logger?
+    let sourceGuard: SourceGuard
+    let locator: SourceLocator
+    /// Encoded results recently served, by result key.
+    let recentResults: MemoryStorage.Backend<ServedImage>
+    /// Results being made, shared by concurrent requests for the same one.
+    let production = SharedWork<String, Result<ServedImage, any Error>>()
+    let gate: RequestGate
+    let metrics: ServerMetrics
+    /// Held here: the downloader keeps its delegate weakly.
+    private let statusPolicy = SuccessOnlyStatusPolicy()
+
+    /// A server whose image cache lives in `cacheDirectory` (a directory of its own: `kf-serve` is made in it).
+    /// - Throws: a `KingfisherError` when the directory cannot be created.
+    public convenience init(
+        configuration: Configuration, cacheDirectory: URL?, logger: Logger? = nil
+    ) throws(KingfisherError) {
+        let cache = try ImageCache(name: "kf-serve", cacheDirectoryURL: cacheDirectory)
+        self.init(configuration: configuration, cache: cache, logger: logger)
+    }
+
+    /// A server over `cache`. The memory tier of `cache` is set small: the server keeps encoded results instead.
+    public init(configuration: Configuration, cache: ImageCache, logger: Logger? = nil) {
+        self.configuration = configuration
+        self.logger = logger
+        cache.memoryStorage.config.totalCostLimit = 32 * 1024 * 1024
+        var httpClient = ImageDownloader.Configuration.defaultHTTPClientConfiguration
+        let timeout = TimeAmount.milliseconds(Int64(max(0.001, configuration.originTimeout) * 1000))
+        httpClient.timeout.connect = timeout
+        httpClient.timeout.read = timeout
+        let downloader = ImageDownloader(
+            name: "kf-serve",
+            configuration: ImageDownloader.Configuration(
+                httpClient: httpClient,
+                maxConcurrentDownloads: max(8, configuration.maximumActiveRequests),
+                maximumResponseSize: configuration.maximumSourceBytes,
+                maximumRedirects: 5,
+                maximumDownloadDuration: configuration.originTimeout,
+                engine: configuration.engine))
+        downloader.downloadTimeout = configuration.originTimeout
+        downloader.delegate = statusPolicy
+        downloader.logger = logger
+        let manager = KingfisherManager(downloader: downloader, cache: cache)
+        manager.engine = configuration.engine
+        manager.httpCachePolicy = .followsResponseHeaders
+        manager.logger = logger
+        self.manager = manager
+        sourceGuard = SourceGuard(allowedSources: configuration.allowedSources)
+        locator = SourceLocator(rootDirectory: configuration.rootDirectory)
+        recentResults = MemoryStorage.Backend(
+            config: MemoryStorage.Config(totalCostLimit: max(0, configuration.resultMemoryBytes)))
+        gate = RequestGate(
+            active: max(1, configuration.maximumActiveRequests), queued: max(0, configuration.maximumQueuedRequests))
+        metrics = ServerMetrics()
+    }
+
+    /// How many results were made (not joined, not served from a cache), for tests and metrics.
+    public var resultsMade: Int { production.startedCount }
+}
+
+/// Only `2xx` (and `304`, for revalidation) are successes for the server's downloader: a redirect the source guard
+/// stopped must fail rather than hand its body to the decoder.
+private final class SuccessOnlyStatusPolicy: ImageDownloaderDelegate, Sendable {
+    func isValidStatusCode(_ code: Int, for downloader: ImageDownloader) -> Bool {
+        (200..<300).contains(code) || code == 304
+    }
+}

@@ -1,0 +1,184 @@
+public import Foundation
+public import Kingfisher
+
+/// The filters of a thumbor URL, checked and typed: what they do to the pixels (in URL order), to the fit, and
+/// to the encoding. An unknown filter or a bad argument is an error whose text is safe for a `400`.
+public struct ThumborFilters: Sendable, Hashable {
+    /// An output format `format(...)` can ask for.
+    public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+        case jpeg, png, gif, webp, avif
+
+        public var imageFormat: ImageFormat {
+            switch self {
+            case .jpeg: .JPEG
+            case .png: .PNG
+            case .gif: .GIF
+            case .webp: .WebP
+            case .avif: .AVIF
+            }
+        }
+    }
+
+    /// A change to the pixels, applied after the geometry in the order the URL gives.
+    public enum Effect: Sendable, Hashable {
+        /// `blur(radius[,sigma])`: a Gaussian blur of this standard deviation.
+        case blur(sigma: Double)
+        /// `round_corner(a|b,r,g,b[,transparent])`: corners of radius `a`, outside filled with the colour or left
+        /// transparent (`nil`).
+        case roundCorners(radius: Double, fill: KFCrossPlatformColor?)
+        case grayscale
+        /// `brightness(-100...100)`: percent of full scale added.
+        case brightness(Int)
+        /// `contrast(-100...100)`: percent more or less contrast.
+        case contrast(Int)
+        /// `saturation(factor)`: 0 grey, 1 unchanged, 2 twice as saturated.
+        case saturation(Double)
+        /// `rotate(degrees)`: anticlockwise, in quarter turns.
+        case rotate(quarterTurns: Int)
+    }
+
+    /// What `fill(...)` paints around an image fitted in (`fit-in`) to make it exactly the size asked for.
+    public enum Fill: Sendable, Hashable {
+        case color(KFCrossPlatformColor)
+        case transparent
+    }
+
+    /// `quality(0...100)`, for lossy formats.
+    public var quality: Int?
+    /// `format(...)`; `nil` keeps the source's format (or what the server negotiates).
+    public var format: OutputFormat?
+    /// `upscale()` (true) or `no_upscale()` (false); `nil` leaves the fit mode's default.
+    public var upscale: Bool?
+    public var fill: Fill?
+    public var effects: [Effect] = []
+
+    public init() {}
+
+    public init(_ filters: [ThumborURL.Filter]) throws(ThumborURLError) {
+        for filter in filters {
+            try apply(filter)
+        }
+    }
+
+    private mutating func apply(_ filter: ThumborURL.Filter) throws(ThumborURLError) {
+        let reader = ArgumentReader(filter: filter)
+        switch filter.name {
+        case "quality":
+            try reader.expectCount(1...1)
+            quality = try reader.integer(0, in: 0...100)
+        case "format":
+            try reader.expectCount(1...1)
+            let name = filter.arguments[0].lowercased()
+            guard let format = OutputFormat(rawValue: name == "jpg" ? "jpeg" : name) else {
+                throw reader.bad("\"\(filter.arguments[0])\" is not one of jpeg, png, gif, webp, avif")
+            }
+            self.format = format
+        case "blur":
+            try reader.expectCount(1...2)
+            let radius = try reader.number(0, in: 0...150)
+            let sigma = filter.arguments.count > 1 ? try reader.number(1, in: 0...150) : radius
+            if sigma > 0 { effects.append(.blur(sigma: sigma)) }
+        case "round_corner":
+            try reader.expectCount(4...5)
+            let radii = filter.arguments[0].split(separator: "|", omittingEmptySubsequences: false)
+            guard (1...2).contains(radii.count), let radius = Double(radii[0]), radius >= 0, radius <= 10_000,
+                radii.count == 1 || Double(radii[1]) != nil
+            else { throw reader.bad("the radius must be a or a|b, in pixels") }
+            let red = try reader.integer(1, in: 0...255)
+            let green = try reader.integer(2, in: 0...255)
+            let blue = try reader.integer(3, in: 0...255)
+            let transparent = filter.arguments.count > 4 ? try reader.integer(4, in: 0...1) == 1 : false
+            let colour = KFCrossPlatformColor(
+                red: CGFloat(red) / 255, green: CGFloat(green) / 255, blue: CGFloat(blue) / 255)
+            effects.append(.roundCorners(radius: radius, fill: transparent ? nil : colour))
+        case "grayscale":
+            try reader.expectCount(0...0)
+            effects.append(.grayscale)
+        case "brightness":
+            try reader.expectCount(1...1)
+            effects.append(.brightness(try reader.integer(0, in: -100...100)))
+        case "contrast":
+            try reader.expectCount(1...1)
+            effects.append(.contrast(try reader.integer(0, in: -100...100)))
+        case "saturation":
+            try reader.expectCount(1...1)
+            effects.append(.saturation(try reader.number(0, in: 0...100)))
+        case "rotate":
+            try reader.expectCount(1...1)
+            let degrees = try reader.integer(0, in: -3600...3600)
+            guard degrees % 90 == 0 else { throw reader.bad("the angle must be a multiple of 90") }
+            effects.append(.rotate(quarterTurns: degrees / 90))
+        case "fill":
+            try reader.expectCount(1...2)
+            fill = try Self.fill(named: filter.arguments[0], reader: reader)
+        case "upscale":
+            try reader.expectCount(0...0)
+            upscale = true
+        case "no_upscale":
+            try reader.expectCount(0...0)
+            upscale = false
+        case "strip_exif", "strip_icc":
+            // Results never carry metadata: orientation is applied and colour converted to sRGB on decode.
+            try reader.expectCount(0...0)
+        default:
+            throw .unknownFilter(filter.name)
+        }
+    }
+
+    private static let colourNames: [String: KFCrossPlatformColor] = [
+        "white": .white, "black": .black, "red": .red, "green": KFCrossPlatformColor(red: 0, green: 128 / 255, blue: 0),
+        "lime": .green, "blue": .blue, "yellow": KFCrossPlatformColor(red: 1, green: 1, blue: 0),
+        "gray": KFCrossPlatformColor(white: 128 / 255, alpha: 1), "grey": KFCrossPlatformColor(white: 128 / 255, alpha: 1),
+        "silver": KFCrossPlatformColor(white: 192 / 255, alpha: 1),
+    ]
+
+    private static func fill(named name: String, reader: ArgumentReader) throws(ThumborURLError) -> Fill {
+        let lowered = name.lowercased()
+        if lowered == "transparent" { return .transparent }
+        if let colour = colourNames[lowered] { return .color(colour) }
+        if lowered.count == 3 || lowered.count == 6, let colour = KFCrossPlatformColor(hex: lowered) {
+            return .color(colour)
+        }
+        throw reader.bad("\"\(name)\" is not a colour name, a hex colour or transparent (auto and blur are not supported)")
+    }
+}
+
+/// Reads one filter's arguments, failing with the filter's name and the reason.
+private struct ArgumentReader {
+    let filter: ThumborURL.Filter
+
+    func bad(_ reason: String) -> ThumborURLError {
+        .badFilterArgument(filter: filter.name, reason: reason)
+    }
+
+    func expectCount(_ counts: ClosedRange<Int>) throws(ThumborURLError) {
+        // `name()` has one empty argument as written; it counts as none.
+        let count = filter.arguments == [""] ? 0 : filter.arguments.count
+        guard counts.contains(count) else {
+            let wanted = counts.lowerBound == counts.upperBound ? "\(counts.lowerBound)" : "\(counts.lowerBound) to \(counts.upperBound)"
+            throw bad("takes \(wanted) argument\(counts.upperBound == 1 ? "" : "s"), not \(count)")
+        }
+    }
+
+    func integer(_ index: Int, in range: ClosedRange<Int>) throws(ThumborURLError) -> Int {
+        let text = filter.arguments[index].trimmingCharacters(in: .whitespaces)
+        guard let value = Int(text), range.contains(value) else {
+            throw bad("\"\(text)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    func number(_ index: Int, in range: ClosedRange<Double>) throws(ThumborURLError) -> Double {
+        let text = filter.arguments[index].trimmingCharacters(in: .whitespaces)
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            throw bad("\"\(text)\" is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+        }
+        return value
+    }
+}
+
+extension Double {
+    fileprivate func formatted() -> String {
+        self == rounded() ? String(Int(self)) : String(self)
+    }
+}
