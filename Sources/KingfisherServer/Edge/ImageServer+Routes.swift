@@ -29,6 +29,11 @@ extension ImageServer {
         router.get("**") { request, _ in
             await self.respond(to: request)
         }
+        // Hummingbird makes HEAD routes for plain paths only: the catch-all needs its own.
+        router.head("**") { request, _ in
+            let response = await self.respond(to: request)
+            return Response(status: response.status, headers: Self.headers(of: response), body: ResponseBody())
+        }
     }
 
     /// The response to a thumbor URL request: the image, a `304` when `If-None-Match` names its tag, or an error.
@@ -64,6 +69,15 @@ extension ImageServer {
         }
         headers[.contentType] = result.image.contentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.image.body))
+    }
+
+    /// A response's headers with its body's length, for the `HEAD` answer to the same request.
+    private static func headers(of response: Response) -> HTTPFields {
+        var headers = response.headers
+        if let length = response.body.contentLength, headers[.contentLength] == nil, response.status != .notModified {
+            headers[.contentLength] = String(length)
+        }
+        return headers
     }
 
     /// `If-None-Match` against a strong tag, with the weak comparison RFC 9110 asks for (`W/"x"` matches `"x"`).

@@ -20,7 +20,11 @@ struct ResultSerializer: CacheSerializer {
 
     /// The source's format when the server writes it, else PNG.
     static func keptFormat(of original: Data?) -> ImageFormat {
-        switch original?.kf.imageFormat ?? .unknown {
+        keptFormat(of: original?.kf.imageFormat ?? .unknown)
+    }
+
+    static func keptFormat(of format: ImageFormat) -> ImageFormat {
+        switch format {
         case .JPEG: .JPEG
         case .GIF: .GIF
         case .WebP: .WebP

@@ -78,8 +78,14 @@ extension ImageServer {
         if case .network(let resource) = source {
             try await sourceGuard.check(resource.downloadURL)
         }
+        // A result in the source's format made from a cached original gets no original bytes from the pipeline
+        // (Kingfisher's rule): the format is read from the cached original's first bytes instead.
+        var serializer = plan.serializer
+        if serializer.format == nil, let format = cachedOriginalFormat(of: source) {
+            serializer = ResultSerializer(format: ResultSerializer.keptFormat(of: format), quality: serializer.quality)
+        }
         let options: KingfisherOptionsInfo = [
-            .processor(plan.processor), .cacheSerializer(plan.serializer), .cacheOriginalImage, .waitForCache,
+            .processor(plan.processor), .cacheSerializer(serializer), .cacheOriginalImage, .waitForCache,
             .redirectHandler(sourceGuard),
         ]
         let retrieved = try await manager.retrieveImage(with: source, options: options)
@@ -87,11 +93,21 @@ extension ImageServer {
             return remember(ServedImage(data: data), forKey: key, from: .made)
         }
         // The disk cache could not keep it (full, read-only): encode here and serve it all the same.
-        guard let data = plan.serializer.data(with: retrieved.image, original: retrieved.data()) else {
+        guard let data = serializer.data(with: retrieved.image, original: retrieved.data()) else {
             throw KingfisherError.cacheError(
-                reason: .cannotSerializeImage(image: retrieved.image, original: nil, serializer: plan.serializer))
+                reason: .cannotSerializeImage(image: retrieved.image, original: nil, serializer: serializer))
         }
         return remember(ServedImage(data: data), forKey: key, from: .made)
+    }
+
+    /// The format of the cached original of `source`, from its first bytes; `nil` when it is not cached.
+    private func cachedOriginalFormat(of source: Source) -> ImageFormat? {
+        let path = manager.cache.diskStorage.cacheFileURL(forKey: source.cacheKey).path
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return nil }
+        let format = ImageFormat(sniffing: head)
+        return format == .unknown ? nil : format
     }
 
     private func remember(_ image: ServedImage, forKey key: String, from origin: ServerMetrics.ResultOrigin)

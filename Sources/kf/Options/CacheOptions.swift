@@ -42,14 +42,19 @@ struct CacheOptions: ParsableArguments {
 
     /// The cache on ``directory`` (files straight in it, no Kingfisher sub-folder), with a small memory part.
     func makeCache() throws(CommandFailure) -> ImageCache {
-        try Self.checkLooksLikeCache(directory)
+        try Self.makeCache(at: directory)
+    }
+
+    /// The cache on `directory`, as ``makeCache()`` makes it.
+    static func makeCache(at directory: URL) throws(CommandFailure) -> ImageCache {
+        try checkLooksLikeCache(directory)
         let cache: ImageCache
         do {
             cache = try ImageCache(name: "kf", cacheDirectoryURL: directory) { base, _ in base }
         } catch {
             throw CommandFailure("cannot use the cache directory \(directory.path): \(error.errorDescription ?? "")")
         }
-        cache.memoryStorage.config.totalCostLimit = Self.memoryCostLimit
+        cache.memoryStorage.config.totalCostLimit = memoryCostLimit
         return cache
     }
 }

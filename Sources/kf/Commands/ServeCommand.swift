@@ -1,0 +1,207 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Kingfisher
+import KingfisherServer
+import Logging
+import Metrics
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+import UnixSignals
+
+/// `kf serve`: the thumbor-compatible image server, a thin command around `ImageServer`.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve thumbor URLs: fetch, process and cache images over HTTP.",
+        discussion: """
+            URLs are thumbor's: /SIGNATURE/[trim/][AxB:CxD/][fit-in/][-]WxH/[halign/valign/][smart/][filters:...]/IMAGE, \
+            signed with --security-key (HMAC-SHA1, as libthumbor signs them), or /unsafe/... with --unsafe. \
+            /healthz answers ok; /metrics gives Prometheus text. SIGTERM or SIGINT stops accepting connections and \
+            lets requests in flight finish (up to --shutdown-timeout). Every option can also be set with an \
+            environment variable KF_SERVE_<NAME> (KF_SERVE_PORT, KF_SERVE_SECURITY_KEY, KF_SERVE_ALLOW_SOURCE as a \
+            comma-separated list, KF_SERVE_AUTO_WEBP=1, ...); a flag wins over its variable.
+            """)
+
+    @Option(help: "The port to listen on (0: any free port; the address is printed). Default 8888.")
+    var port: Int?
+
+    @Option(help: ArgumentHelp("The address to listen on. Default 127.0.0.1.", valueName: "ADDR"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("The key URLs are signed with.", valueName: "KEY"))
+    var securityKey: String?
+
+    @Flag(help: "Serve /unsafe/ URLs (unsigned). Only where the server is not reachable by strangers.")
+    var unsafe = false
+
+    @Option(
+        name: .customLong("allow-source"),
+        help: ArgumentHelp(
+            "Fetch only from this host (any port, or only PORT); repeat for more. Also the one way to fetch from a "
+                + "loopback or private address.",
+            valueName: "HOST[:PORT]"))
+    var allowSources: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "The cache directory, for originals and results; instances may share one. Default: "
+                + "$XDG_CACHE_HOME/kf/serve, else ~/.cache/kf/serve.", valueName: "DIR"))
+    var cacheDir: String?
+
+    @Option(help: ArgumentHelp("Read images named by a path from this directory.", valueName: "DIR"))
+    var root: String?
+
+    @Flag(help: "Answer WebP to clients that accept it when the URL names no format.")
+    var autoWebp = false
+
+    @Flag(help: "Answer AVIF to clients that accept it when the URL names no format.")
+    var autoAvif = false
+
+    @Option(help: ArgumentHelp("Cache-Control max-age of results. Default 86400.", valueName: "SECONDS"))
+    var maxAge: Int?
+
+    @Option(help: ArgumentHelp("The longest an origin may take. Default 10.", valueName: "SECONDS"))
+    var originTimeout: Double?
+
+    @Option(help: ArgumentHelp("The largest source accepted. Default 52428800.", valueName: "BYTES"))
+    var maxSourceBytes: Int?
+
+    @Option(help: ArgumentHelp("The most pixels a source may have. Default 100000000.", valueName: "PIXELS"))
+    var maxSourcePixels: Int?
+
+    @Option(help: ArgumentHelp("Results made at once. Default: twice the cores.", valueName: "N"))
+    var maxActive: Int?
+
+    @Option(help: ArgumentHelp("Requests waiting beyond those (then 503). Default 256.", valueName: "N"))
+    var maxQueued: Int?
+
+    @Option(help: ArgumentHelp("How long requests in flight may take after SIGTERM. Default 20.", valueName: "SECONDS"))
+    var shutdownTimeout: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Log from this level up to stderr (access lines are info). Default info.", valueName: "LEVEL"))
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ServeEnvironment(ProcessInfo.processInfo.environment)
+        var configuration = ImageServer.Configuration()
+        configuration.securityKey = securityKey ?? environment.string("SECURITY_KEY")
+        configuration.allowsUnsafeURLs = unsafe || environment.flag("UNSAFE")
+        guard configuration.securityKey != nil || configuration.allowsUnsafeURLs else {
+            throw ValidationError("kf serve needs --security-key KEY (or KF_SERVE_SECURITY_KEY), or --unsafe.")
+        }
+        let sources = allowSources.isEmpty ? environment.list("ALLOW_SOURCE") : allowSources
+        configuration.allowedSources = try sources.map { text in
+            guard let source = ImageServer.AllowedSource(text) else {
+                throw ValidationError("--allow-source \(text): expected HOST or HOST:PORT.")
+            }
+            return source
+        }
+        if let root = root ?? environment.string("ROOT") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--root \(root): not a directory.")
+            }
+            configuration.rootDirectory = URL(fileURLWithPath: root, isDirectory: true)
+        }
+        configuration.autoWebP = autoWebp || environment.flag("AUTO_WEBP")
+        configuration.autoAVIF = autoAvif || environment.flag("AUTO_AVIF")
+        if let value = try maxAge ?? environment.integer("MAX_AGE") { configuration.maxAge = max(0, value) }
+        if let value = try originTimeout ?? environment.number("ORIGIN_TIMEOUT") {
+            configuration.originTimeout = value
+        }
+        if let value = try maxSourceBytes ?? environment.integer("MAX_SOURCE_BYTES") {
+            configuration.maximumSourceBytes = value
+        }
+        if let value = try maxSourcePixels ?? environment.integer("MAX_SOURCE_PIXELS") {
+            configuration.engine.maximumPixelCount = value
+        }
+        if let value = try maxActive ?? environment.integer("MAX_ACTIVE") {
+            configuration.maximumActiveRequests = max(1, value)
+        }
+        if let value = try maxQueued ?? environment.integer("MAX_QUEUED") {
+            configuration.maximumQueuedRequests = max(0, value)
+        }
+        let port = try port ?? environment.integer("PORT") ?? 8888
+        let host = host ?? environment.string("HOST") ?? "127.0.0.1"
+        let shutdown = try shutdownTimeout ?? environment.number("SHUTDOWN_TIMEOUT") ?? 20
+        let level = try Self.level(logLevel ?? environment.string("LOG_LEVEL") ?? "info")
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "kf.serve")
+
+        let cachePath = cacheDir ?? environment.string("CACHE_DIR")
+        let cache = try CacheOptions.makeCache(
+            at: cachePath.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+                ?? CacheOptions.defaultDirectory.appendingPathComponent("serve"))
+        let server = ImageServer(configuration: configuration, cache: cache, logger: logger)
+        let router = Router()
+        router.middlewares.add(AccessLogMiddleware(logger: Logger(label: "kf.serve.access")))
+        server.addRoutes(to: router, metricsRegistry: registry)
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kf"),
+            onServerRunning: { channel in
+                let address = channel.localAddress
+                let shown = address.map { "http://\(host.contains(":") ? "[\(host)]" : host):\($0.port ?? port)" }
+                Console.out("kf serve: listening on \(shown ?? "\(host):\(port)")")
+            },
+            logger: Logger(label: "kf.serve.http"))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(max(0, shutdown) * 1000))
+        try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+
+    private static func level(_ name: String) throws -> Logger.Level {
+        guard let level = Logger.Level(rawValue: name.lowercased()) else {
+            throw ValidationError("--log-level \(name): not one of trace, debug, info, notice, warning, error, critical.")
+        }
+        return level
+    }
+}
+
+/// `KF_SERVE_*` variables, read with the same checks as the flags.
+struct ServeEnvironment {
+    let values: [String: String]
+
+    init(_ values: [String: String]) {
+        self.values = values
+    }
+
+    func string(_ name: String) -> String? {
+        values["KF_SERVE_" + name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func flag(_ name: String) -> Bool {
+        guard let value = string(name)?.lowercased() else { return false }
+        return ["1", "true", "yes", "on"].contains(value)
+    }
+
+    func list(_ name: String) -> [String] {
+        string(name)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+    }
+
+    func integer(_ name: String) throws -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text) else { throw ValidationError("KF_SERVE_\(name)=\(text): not a whole number.") }
+        return value
+    }
+
+    func number(_ name: String) throws -> Double? {
+        guard let text = string(name) else { return nil }
+        guard let value = Double(text), value.isFinite else {
+            throw ValidationError("KF_SERVE_\(name)=\(text): not a number.")
+        }
+        return value
+    }
+}
