@@ -25,10 +25,10 @@ extension KFCrossPlatformImage {
         var width: Int32 = 0
         var height: Int32 = 0
         let threshold = tolerance.isFinite ? min(max(tolerance, 0), 255) : 0
+        // libvips flattens alpha against the background first: it takes the colour bands only.
+        let colourBands = min(first.hasAlpha ? bands - 1 : bands, Int32(background.count))
         guard
-            cvips_find_trim(
-                first.pointer, &left, &top, &width, &height, threshold, background, min(bands, Int32(background.count)))
-                == 0
+            cvips_find_trim(first.pointer, &left, &top, &width, &height, threshold, background, colourBands) == 0
         else { throw VipsRuntime.takeError("find_trim") }
         guard width > 0, height > 0, width < first.width || height < first.height else { return self }
         return try mappingFrames { frame throws(VipsError) in

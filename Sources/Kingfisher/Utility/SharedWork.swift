@@ -35,7 +35,7 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
     package var startedCount: Int { state.withLock { $0.started } }
 
     /// How many callers wait now, over every key.
-    var waitingCount: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.waiters.count } } }
+    package var waitingCount: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// The value of the work for `key`: joined when it runs already, otherwise started with `work`. `nil` when the
     /// calling task was cancelled before the value arrived.

@@ -24,6 +24,8 @@ struct ErrorResponse: Sendable, Equatable {
 
     init(_ error: any Error, retryAfter: Int) {
         switch error {
+        case ThumborURLError.missingSignature:
+            self.init(status: .forbidden, message: "the URL has no signature")
         case let error as ThumborURLError:
             self.init(status: .badRequest, message: "bad URL: \(error)")
         case let error as ImageServerError:

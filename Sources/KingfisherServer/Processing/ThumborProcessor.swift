@@ -30,13 +30,16 @@ public struct ThumborProcessor: ImageProcessor {
     }
 
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        let decoded: KFCrossPlatformImage?
+        let decoded: (image: KFCrossPlatformImage, sourceSize: (Int, Int)?)?
         switch item {
-        case .image(let image): decoded = image.kf.scaled(to: 1)
+        case .image(let image): decoded = (image.kf.scaled(to: 1), nil)
         case .data(let data): decoded = decode(data, options: options)
         }
-        guard var image = decoded else { return nil }
-        let geometry = ProcessingFailure.catching { () throws(VipsError) in try self.applyingGeometry(to: image) }
+        guard let decoded else { return nil }
+        var image = decoded.image
+        let geometry = ProcessingFailure.catching { () throws(VipsError) in
+            try self.applyingGeometry(to: decoded.image, sourceSize: decoded.sourceSize)
+        }
         guard let shaped = geometry else { return nil }
         image = shaped
         for effect in filters.effects {
@@ -48,8 +51,11 @@ public struct ThumborProcessor: ImageProcessor {
 
     // MARK: - Decoding
 
-    /// The data decoded, shrunk on load to about the size the geometry will ask for when that is smaller.
-    private func decode(_ data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+    /// The data decoded, shrunk on load to about the size the geometry will ask for when that is smaller; with
+    /// the source's full size when it was shrunk, so the geometry works out exact sizes from it.
+    private func decode(
+        _ data: Data, options: KingfisherParsedOptionsInfo
+    ) -> (image: KFCrossPlatformImage, sourceSize: (Int, Int)?)? {
         let format = data.kf.imageFormat
         let canShrink = url.trim == nil && url.crop == nil && format != .GIF && format != .unknown
         if canShrink, let (width, height) = ImageHeaderSize.of(data) {
@@ -57,12 +63,20 @@ public struct ThumborProcessor: ImageProcessor {
             let scale = max(
                 resizeScale(forWidth: width, height: height) ?? 1, resizeScale(forWidth: height, height: width) ?? 1)
             if scale < 1 {
-                let side = (CGFloat(max(width, height)) * scale).rounded(.up) + 1
-                return KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
-                    data: data, to: CGSize(width: side, height: side), scale: 1)
+                let side = (CGFloat(max(width, height)) * scale).rounded(.up)
+                guard
+                    let image = KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
+                        data: data, to: CGSize(width: side, height: side), scale: 1)
+                else { return nil }
+                // Turned by its orientation when the shrunk image's shape is the other way round.
+                let turned = (image.pixelWidth > image.pixelHeight) != (width > height) && width != height
+                return (image, turned ? (height, width) : (width, height))
             }
         }
-        return DefaultImageProcessor.default.process(item: .data(data), options: options)?.kf.scaled(to: 1)
+        guard let image = DefaultImageProcessor.default.process(item: .data(data), options: options) else {
+            return nil
+        }
+        return (image.kf.scaled(to: 1), nil)
     }
 
     // MARK: - Geometry
@@ -118,7 +132,11 @@ public struct ThumborProcessor: ImageProcessor {
         return CGPoint(x: x, y: y)
     }
 
-    private func applyingGeometry(to source: KFCrossPlatformImage) throws(VipsError) -> KFCrossPlatformImage {
+    /// - Parameter sourceSize: the size of the source `source` was shrunk from on load (sizes are worked out from
+    ///   it, so they come out as from the full image); `nil` when `source` is the full image.
+    private func applyingGeometry(
+        to source: KFCrossPlatformImage, sourceSize: (Int, Int)?
+    ) throws(VipsError) -> KFCrossPlatformImage {
         var image = source
         if let trim = url.trim {
             image = try image.trimming(
@@ -128,11 +146,12 @@ public struct ThumborProcessor: ImageProcessor {
             image = try image.croppingPixels(
                 x: crop.left, y: crop.top, width: crop.right - crop.left, height: crop.bottom - crop.top)
         }
-        let (width, height) = (image.pixelWidth, image.pixelHeight)
+        let (width, height) = sourceSize ?? (image.pixelWidth, image.pixelHeight)
         let (boxWidth, boxHeight) = box(forWidth: width, height: height)
-        if let scale = resizeScale(forWidth: width, height: height) {
-            let size = CGSize(
-                width: max(1, (CGFloat(width) * scale).rounded()), height: max(1, (CGFloat(height) * scale).rounded()))
+        let scale = resizeScale(forWidth: width, height: height) ?? 1
+        let size = CGSize(
+            width: max(1, (CGFloat(width) * scale).rounded()), height: max(1, (CGFloat(height) * scale).rounded()))
+        if Int(size.width) != image.pixelWidth || Int(size.height) != image.pixelHeight {
             image = try image.resizing(to: size)
         }
         if url.fit == .crop, let w = boxWidth, let h = boxHeight, w < image.pixelWidth || h < image.pixelHeight {

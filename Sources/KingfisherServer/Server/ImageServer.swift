@@ -1,6 +1,7 @@
 public import Foundation
 public import Kingfisher
 public import Logging
+public import CoreMetrics
 import AsyncHTTPClient
 import KingfisherLocking
 import NIOCore
@@ -47,7 +48,12 @@ public final class ImageServer: Sendable {
     }
 
     /// A server over `cache`. The memory tier of `cache` is set small: the server keeps encoded results instead.
-    public init(configuration: Configuration, cache: ImageCache, logger: Logger? = nil) {
+    /// - Parameter metricsFactory: where the server's own metrics go; swift-metrics' bootstrapped factory by
+    ///   default.
+    public init(
+        configuration: Configuration, cache: ImageCache, logger: Logger? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
+    ) {
         self.configuration = configuration
         self.logger = logger
         cache.memoryStorage.config.totalCostLimit = 32 * 1024 * 1024
@@ -78,7 +84,7 @@ public final class ImageServer: Sendable {
             config: MemoryStorage.Config(totalCostLimit: max(0, configuration.resultMemoryBytes)))
         gate = RequestGate(
             active: max(1, configuration.maximumActiveRequests), queued: max(0, configuration.maximumQueuedRequests))
-        metrics = ServerMetrics()
+        metrics = ServerMetrics(factory: metricsFactory ?? MetricsSystem.factory)
     }
 
     /// How many results were made (not joined, not served from a cache), for tests and metrics.

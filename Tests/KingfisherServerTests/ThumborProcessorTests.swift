@@ -1,0 +1,105 @@
+import Foundation
+import Kingfisher
+import Testing
+
+@testable import KingfisherServer
+
+@Suite struct ThumborProcessorTests {
+    private let options = KingfisherParsedOptionsInfo(nil)
+
+    private func process(_ path: String, _ data: Data) throws -> KFCrossPlatformImage {
+        let processor = try ThumborProcessor(ThumborURL(path: "/unsafe/" + path + "/a.jpg"))
+        return try #require(processor.process(item: .data(data), options: options))
+    }
+
+    private func size(_ image: KFCrossPlatformImage) -> [Int] { [image.pixelWidth, image.pixelHeight] }
+
+    @Test func fitInFitsInsideAndNeverEnlargesUnlessAsked() throws {
+        let photo = ServerFixtures.jpeg(width: 800, height: 400)
+        #expect(size(try process("fit-in/200x200", photo)) == [200, 100])
+        #expect(size(try process("fit-in/0x50", photo)) == [100, 50])
+        #expect(size(try process("fit-in/2000x2000", photo)) == [800, 400])
+        #expect(size(try process("fit-in/2000x2000/filters:upscale()", photo)) == [2000, 1000])
+        // adaptive-fit-in turns the box to the image's orientation; full-fit-in fits the shorter side.
+        #expect(size(try process("adaptive-fit-in/100x200", photo)) == [200, 100])
+        #expect(size(try process("full-fit-in/200x200", photo)) == [400, 200])
+    }
+
+    @Test func cropModeFillsTheSizeAndEnlargesUnlessTold() throws {
+        let photo = ServerFixtures.jpeg(width: 800, height: 400)
+        #expect(size(try process("300x300", photo)) == [300, 300])
+        #expect(size(try process("300x0", photo)) == [300, 150])
+        #expect(size(try process("x100", photo)) == [200, 100])
+        #expect(size(try process("1600x1000", photo)) == [1600, 1000])
+        #expect(size(try process("1600x1000/filters:no_upscale()", photo)) == [800, 400])
+        #expect(size(try process("origx100", photo)) == [800, 100])
+        #expect(size(try process("0x0", photo)) == [800, 400])
+    }
+
+    @Test func alignmentChoosesWhatTheCropKeeps() throws {
+        let photo = ServerFixtures.png(width: 400, height: 200)
+        let left = try process("200x200/left", photo)
+        let right = try process("200x200/right", photo)
+        #expect(ServerFixtures.pixel(left, 100, 100)[0] > 200)  // the red half
+        #expect(ServerFixtures.pixel(right, 100, 100)[2] > 200)  // the blue half
+    }
+
+    @Test func flipsMirrorTheResult() throws {
+        let photo = ServerFixtures.png(width: 200, height: 100)
+        let plain = try process("200x100", photo)
+        let flipped = try process("-200x100", photo)
+        #expect(ServerFixtures.pixel(plain, 10, 50)[0] > 200)
+        #expect(ServerFixtures.pixel(flipped, 10, 50)[2] > 200)
+    }
+
+    @Test func trimAndManualCropWorkInSourcePixels() throws {
+        let framed = ServerFixtures.png(width: 200, height: 100, border: 20)
+        #expect(size(try process("trim", framed)) == [160, 60])
+        #expect(size(try process("trim:bottom-right:10", framed)) == [160, 60])
+        #expect(size(try process("10x10:110x60", framed)) == [100, 50])
+        // Crop first, then resize what is left.
+        #expect(size(try process("10x10:110x60/50x0", framed)) == [50, 25])
+    }
+
+    @Test func fillPadsAFittedImageToTheBox() throws {
+        let photo = ServerFixtures.jpeg(width: 200, height: 100)
+        let filled = try process("fit-in/300x300/filters:fill(00ff00)", photo)
+        #expect(size(filled) == [300, 300])  // the image is not enlarged; the rest of the box is green
+        #expect(ServerFixtures.pixel(filled, 5, 5).prefix(3) == [0, 255, 0])
+        #expect(ServerFixtures.pixel(filled, 60, 150)[0] > 200)  // the red half, centred
+    }
+
+    @Test func effectsRunInURLOrder() throws {
+        let photo = ServerFixtures.png(width: 200, height: 100)
+        let grey = try process("200x100/filters:grayscale()", photo)
+        let pixel = ServerFixtures.pixel(grey, 10, 50)
+        #expect(pixel[0] == pixel[1] && pixel[1] == pixel[2])
+        let turned = try process("200x100/filters:rotate(90)", photo)
+        #expect(size(turned) == [100, 200])
+        // Anticlockwise, as thumbor: the red left half ends at the bottom.
+        #expect(ServerFixtures.pixel(turned, 50, 190)[0] > 200)
+    }
+
+    @Test func unknownFiltersAndBadArgumentsAreRefusedWithTheReason() {
+        #expect(throws: ThumborURLError.unknownFilter("sharpen")) {
+            try ThumborProcessor(ThumborURL(path: "/unsafe/filters:sharpen(1)/a.jpg"))
+        }
+        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:quality(101)/a.jpg")) }
+        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:rotate(45)/a.jpg")) }
+        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:fill(auto)/a.jpg")) }
+        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:grayscale(1)/a.jpg")) }
+        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:format(tiff)/a.jpg")) }
+        let error = ThumborURLError.badFilterArgument(filter: "quality", reason: "\"101\" is not a whole number from 0 to 100")
+        #expect(error.description == "bad argument of filter \"quality\": \"101\" is not a whole number from 0 to 100")
+    }
+
+    @Test func theIdentifierFollowsTheOptionsNotTheSignatureOrImage() throws {
+        let a = try ThumborProcessor(ThumborURL(path: "/unsafe/fit-in/300x200/filters:quality(80)/x.example/a.jpg"))
+        let b = try ThumborProcessor(
+            ThumborURL(path: "/\(String(repeating: "a", count: 27))=/fit-in/300x200/filters:quality(80)/y.example/b.jpg"))
+        let c = try ThumborProcessor(ThumborURL(path: "/unsafe/fit-in/300x201/filters:quality(80)/x.example/a.jpg"))
+        #expect(a.identifier == b.identifier)
+        #expect(a.identifier != c.identifier)
+        #expect(a.identifier == "kf.ThumborProcessor(fit-in/300x200/filters:quality(80))")
+    }
+}
