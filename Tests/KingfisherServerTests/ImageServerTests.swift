@@ -1,0 +1,294 @@
+import AsyncHTTPClient
+import Foundation
+import Kingfisher
+import KingfisherLocking
+import KingfisherTestSupport
+import NIOHTTP1
+import Testing
+
+@testable import KingfisherServer
+
+/// The server end to end: a real Hummingbird server, a real loopback origin, real libvips.
+@Suite struct ImageServerTests {
+    private static let photo = ServerFixtures.jpeg(width: 640, height: 320)
+
+    /// The photo as an origin that allows caching for an hour sends it.
+    private static let cacheable = TestHTTPServer.Route(
+        headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600"), ("ETag", "\"v1\"")], body: photo)
+
+    private func withHarness(
+        allowOrigin: Bool = true, _ configure: (inout ImageServer.Configuration) -> Void = { _ in },
+        _ body: (ServerHarness) async throws -> Void
+    ) async throws {
+        let harness = try await ServerHarness.start(allowOrigin: allowOrigin, configure)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
+    @Test func aSignedURLGivesTheImageWithItsHeaders() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let answer = try await harness.request(harness.signed("fit-in/160x160/" + harness.originImage("/a.jpg")))
+            #expect(answer.status == 200)
+            #expect(answer.header("Content-Type") == "image/jpeg")
+            #expect(answer.header("Content-Length") == String(answer.body.count))
+            #expect(answer.header("Cache-Control") == "public, max-age=86400")
+            #expect(answer.header("Vary") == nil)
+            let etag = try #require(answer.header("ETag"))
+            #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && !etag.hasPrefix("W/"))
+            let image = try KFCrossPlatformImage(decoding: answer.body)
+            #expect(image.pixelWidth == 160 && image.pixelHeight == 80)
+        }
+    }
+
+    @Test func tamperedMissingAndUnsafeSignaturesAre403() async throws {
+        try await withHarness({ $0.allowsUnsafeURLs = false }) { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let good = harness.signed("300x200/" + harness.originImage("/a.jpg"))
+            #expect(try await harness.request(good).status == 200)
+            let tampered = good.replacingOccurrences(of: "300x200", with: "300x201")
+            let answer = try await harness.request(tampered)
+            #expect(answer.status == 403)
+            #expect(answer.text.contains("signature"))
+            #expect(try await harness.request("/300x200/" + harness.originImage("/a.jpg")).status == 403)
+            #expect(try await harness.request(harness.unsafe("300x200", "/a.jpg")).status == 403)
+            #expect(harness.origin.hits("/a.jpg") == 1)
+        }
+    }
+
+    @Test func malformedURLsAndFiltersAre400WithTheReason() async throws {
+        try await withHarness { harness in
+            let unknown = try await harness.request(harness.unsafe("filters:sharpen(2)", "/a.jpg"))
+            #expect(unknown.status == 400)
+            #expect(unknown.text == "bad URL: unknown filter \"sharpen\"\n")
+            let badArgument = try await harness.request(harness.unsafe("filters:quality(900)", "/a.jpg"))
+            #expect(badArgument.status == 400 && badArgument.text.contains("quality"))
+            #expect(try await harness.request("/unsafe/").status == 400)
+            #expect(try await harness.request(harness.unsafe("filters:quality(80", "/a.jpg")).status == 400)
+            #expect(harness.origin.totalHits == 0)
+        }
+    }
+
+    @Test func anETagIsAnsweredWith304AndHEADHasNoBody() async throws {
+        try await withHarness({ $0.maxAge = 600 }) { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let path = harness.unsafe("200x100", "/a.jpg")
+            let first = try await harness.request(path)
+            let etag = try #require(first.header("ETag"))
+            #expect(first.header("Cache-Control") == "public, max-age=600")
+            let again = try await harness.request(path, headers: [("If-None-Match", etag)])
+            #expect(again.status == 304 && again.body.isEmpty)
+            #expect(again.header("ETag") == etag)
+            let other = try await harness.request(path, headers: [("If-None-Match", "\"something-else\"")])
+            #expect(other.status == 200 && other.body == first.body)
+            let head = try await harness.request(path, method: .HEAD)
+            #expect(head.status == 200 && head.body.isEmpty)
+            #expect(head.header("Content-Length") == String(first.body.count))
+            #expect(head.header("Content-Type") == "image/jpeg" && head.header("ETag") == etag)
+            #expect(harness.origin.hits("/a.jpg") == 1)
+        }
+    }
+
+    @Test func formatsAreNegotiatedOnlyWhenAskedAndThenVaryByAccept() async throws {
+        try await withHarness({ $0.autoWebP = true }) { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let path = harness.unsafe("200x100", "/a.jpg")
+            let webp = try await harness.request(path, headers: [("Accept", "image/webp,image/*;q=0.8")])
+            #expect(webp.header("Content-Type") == "image/webp" && webp.header("Vary") == "Accept")
+            #expect(ImageFormat(sniffing: webp.body) == .WebP)
+            let plain = try await harness.request(path, headers: [("Accept", "image/*")])
+            #expect(plain.header("Content-Type") == "image/jpeg" && plain.header("Vary") == "Accept")
+            #expect(plain.header("ETag") != webp.header("ETag"))
+            let refused = try await harness.request(path, headers: [("Accept", "image/webp;q=0")])
+            #expect(refused.header("Content-Type") == "image/jpeg")
+            // A URL that names its format does not depend on Accept.
+            let png = try await harness.request(
+                harness.unsafe("200x100/filters:format(png)", "/a.jpg"), headers: [("Accept", "image/webp")])
+            #expect(png.header("Content-Type") == "image/png" && png.header("Vary") == nil)
+            #expect(harness.origin.hits("/a.jpg") == 1)
+        }
+    }
+
+    @Test func staleResultsAreRevalidatedWithTheOrigin() async throws {
+        try await withHarness { harness in
+            let conditional = Locked(0)
+            harness.origin.route("/a.jpg") { headers in
+                let tag = headers.first { $0.0.lowercased() == "if-none-match" }?.1
+                if tag == "\"v1\"" {
+                    conditional.withLock { $0 += 1 }
+                    return TestHTTPServer.Route(status: 304, headers: [("Cache-Control", "max-age=0"), ("ETag", "\"v1\"")])
+                }
+                return TestHTTPServer.Route(
+                    headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=0"), ("ETag", "\"v1\"")],
+                    body: Self.photo)
+            }
+            let path = harness.unsafe("200x100", "/a.jpg")
+            let first = try await harness.request(path)
+            let second = try await harness.request(path)
+            let third = try await harness.request(path)
+            #expect(first.status == 200 && second.status == 200 && third.status == 200)
+            #expect(second.body == first.body && third.header("ETag") == first.header("ETag"))
+            // Stale at once (max-age=0): every later request asks the origin, which answers 304.
+            #expect(harness.origin.hits("/a.jpg") == 3)
+            #expect(conditional.withLock { $0 } == 2)
+            #expect(harness.server.resultsMade == 3)
+        }
+    }
+
+    @Test func anOrigin404IsA404AndOtherFailuresAre502() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/gone.jpg", .status(404))
+            harness.origin.route("/broken.jpg", .status(500))
+            harness.origin.route("/text.jpg", .ok(Data("not an image".utf8), contentType: "image/jpeg"))
+            #expect(try await harness.request(harness.unsafe("100x100", "/gone.jpg")).status == 404)
+            #expect(try await harness.request(harness.unsafe("100x100", "/broken.jpg")).status == 502)
+            let text = try await harness.request(harness.unsafe("100x100", "/text.jpg"))
+            #expect(text.status == 400 && text.text.contains("not an image"))
+        }
+    }
+
+    @Test func anOversizedSourceIs413() async throws {
+        try await withHarness({ $0.maximumSourceBytes = 2_000 }) { harness in
+            harness.origin.route("/big.jpg", .ok(Self.photo, contentType: "image/jpeg"))
+            let answer = try await harness.request(harness.unsafe("100x100", "/big.jpg"))
+            #expect(answer.status == 413)
+            #expect(answer.text.contains("2000 bytes"))
+        }
+    }
+
+    @Test func aPixelBombIs400FromItsHeader() async throws {
+        try await withHarness { harness in
+            harness.origin.route(
+                "/bomb.png", .ok(ServerFixtures.pngDeclaring(width: 60_000, height: 60_000), contentType: "image/png"))
+            let answer = try await harness.request(harness.unsafe("100x100", "/bomb.png"))
+            #expect(answer.status == 400)
+            #expect(answer.text.contains("60000 x 60000 pixels"))
+        }
+    }
+
+    @Test func aSlowOriginIs504WithinTheTimeout() async throws {
+        try await withHarness({ $0.originTimeout = 1 }) { harness in
+            harness.origin.route("/slow.jpg", TestHTTPServer.Route(body: Self.photo, neverRespond: true))
+            let start = Date()
+            let answer = try await harness.request(harness.unsafe("100x100", "/slow.jpg"))
+            #expect(answer.status == 504)
+            #expect(Date().timeIntervalSince(start) < 8)
+        }
+    }
+
+    @Test func aLoopbackSourceIsRefusedWithoutAnAllowListEntry() async throws {
+        try await withHarness(allowOrigin: false) { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let answer = try await harness.request(harness.unsafe("100x100", "/a.jpg"))
+            #expect(answer.status == 403)
+            #expect(answer.text == "the image's host resolves to a loopback address\n")
+            let named = try await harness.request("/unsafe/100x100/localhost:\(harness.origin.port)/a.jpg")
+            #expect(named.status == 403)
+            #expect(harness.origin.totalHits == 0)
+        }
+    }
+
+    @Test func aRedirectOutsideTheAllowedSourcesIsRefused() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            harness.origin.route("/to-private", .redirect(to: "http://10.20.30.40/a.jpg"))
+            harness.origin.route("/to-other-port", .redirect(to: "http://127.0.0.1:1/a.jpg"))
+            harness.origin.route("/to-same", .redirect(to: "/a.jpg"))
+            let privateAnswer = try await harness.request(harness.unsafe("100x100", "/to-private"))
+            #expect(privateAnswer.status == 403 && privateAnswer.text.contains("redirected"))
+            #expect(try await harness.request(harness.unsafe("100x100", "/to-other-port")).status == 403)
+            #expect(try await harness.request(harness.unsafe("100x100", "/to-same")).status == 200)
+        }
+    }
+
+    @Test func twoHundredConcurrentIdenticalRequestsFetchTheOriginOnce() async throws {
+        try await withHarness({ $0.maximumActiveRequests = 256 }) { harness in
+            harness.origin.route("/a.jpg", TestHTTPServer.Route(body: Self.photo, held: true))
+            let path = harness.unsafe("fit-in/120x120", "/a.jpg")
+            try await withThrowingTaskGroup(of: ServerHarness.Answer.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { try await harness.request(path) }
+                }
+                await harness.origin.waitForRequests("/a.jpg")
+                // Every request has joined the one result being made before the origin answers.
+                let deadline = Date().addingTimeInterval(30)
+                while harness.server.production.waitingCount < 200, Date() < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(harness.server.production.waitingCount == 200)
+                harness.origin.release("/a.jpg")
+                var tags = Set<String>()
+                for try await answer in group {
+                    #expect(answer.status == 200)
+                    tags.insert(answer.header("ETag") ?? "")
+                }
+                #expect(tags.count == 1)
+            }
+            #expect(harness.origin.hits("/a.jpg") == 1)
+            #expect(harness.server.resultsMade == 1)
+        }
+    }
+
+    @Test func aFullQueueIs503WithRetryAfter() async throws {
+        try await withHarness({
+            $0.maximumActiveRequests = 1
+            $0.maximumQueuedRequests = 0
+            $0.retryAfter = 3
+        }) { harness in
+            harness.origin.route("/held.jpg", TestHTTPServer.Route(body: Self.photo, held: true))
+            harness.origin.route("/b.jpg", Self.cacheable)
+            async let first = harness.request(harness.unsafe("100x100", "/held.jpg"))
+            await harness.origin.waitForRequests("/held.jpg")
+            let refused = try await harness.request(harness.unsafe("100x100", "/b.jpg"))
+            #expect(refused.status == 503 && refused.header("Retry-After") == "3")
+            harness.origin.release("/held.jpg")
+            #expect(try await first.status == 200)
+            #expect(try await harness.request(harness.unsafe("100x100", "/b.jpg")).status == 200)
+        }
+    }
+
+    @Test func filesComeFromTheRootAndNeverFromOutsideIt() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("kf-root-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("root")
+        let outside = base.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        try Self.photo.write(to: root.appendingPathComponent("sub/a.jpg"))
+        try Self.photo.write(to: outside.appendingPathComponent("secret.jpg"))
+        try FileManager.default.createSymbolicLink(
+            at: root.appendingPathComponent("link.jpg"), withDestinationURL: outside.appendingPathComponent("secret.jpg"))
+        try await withHarness({ $0.rootDirectory = root }) { harness in
+            let paths = [
+                "sub/a.jpg", "sub/missing.jpg", "link.jpg", "sub/../../outside/secret.jpg",
+                "sub/%2E%2E/%2E%2E/outside/secret.jpg", outside.path + "/secret.jpg",
+            ]
+            var statuses: [Int] = []
+            for path in paths {
+                statuses.append(try await harness.request("/unsafe/100x50/" + path).status)
+            }
+            #expect(statuses == [200, 404, 403, 403, 403, 403])
+        }
+    }
+
+    @Test func healthAndMetricsAnswerOnTheSamePort() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            #expect(try await harness.request("/healthz").text == "ok\n")
+            _ = try await harness.request(harness.unsafe("100x100", "/a.jpg"))
+            _ = try await harness.request(harness.unsafe("100x100", "/a.jpg"))
+            _ = try await harness.request(harness.unsafe("filters:nope()", "/a.jpg"))
+            let metrics = try await harness.request("/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.text.contains("kf_serve_responses_total{status=\"200\"} 2"))
+            #expect(metrics.text.contains("kf_serve_responses_total{status=\"400\"} 1"))
+            #expect(metrics.text.contains("kf_serve_results_total{from=\"memory\"} 1"))
+            #expect(metrics.text.contains("kf_serve_results_total{from=\"made\"} 1"))
+        }
+    }
+}
