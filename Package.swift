@@ -160,7 +160,7 @@ let package = Package(
         // Runs the built `kf` binary as a subprocess against real files and a loopback server.
         .testTarget(
             name: "KfCommandTests",
-            dependencies: ["KingfisherLocking", "kf", "Kingfisher", "KingfisherTestSupport"],
+            dependencies: ["KingfisherLocking", "kf", "Kingfisher", "KingfisherTestSupport", "KingfisherServer"],
             swiftSettings: strictSettings
         ),
     ],

@@ -16,6 +16,13 @@ import Testing
     private static let cacheable = TestHTTPServer.Route(
         headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600"), ("ETag", "\"v1\"")], body: photo)
 
+    /// A change to the server's configuration, named so the test body can follow as the trailing closure.
+    private static func settings(
+        _ change: @escaping (inout ImageServer.Configuration) -> Void
+    ) -> (inout ImageServer.Configuration) -> Void {
+        change
+    }
+
     private func withHarness(
         allowOrigin: Bool = true, _ configure: (inout ImageServer.Configuration) -> Void = { _ in },
         _ body: (ServerHarness) async throws -> Void
@@ -47,7 +54,7 @@ import Testing
     }
 
     @Test func tamperedMissingAndUnsafeSignaturesAre403() async throws {
-        try await withHarness({ $0.allowsUnsafeURLs = false }) { harness in
+        try await withHarness(Self.settings { $0.allowsUnsafeURLs = false }) { harness in
             harness.origin.route("/a.jpg", Self.cacheable)
             let good = harness.signed("300x200/" + harness.originImage("/a.jpg"))
             #expect(try await harness.request(good).status == 200)
@@ -75,7 +82,7 @@ import Testing
     }
 
     @Test func anETagIsAnsweredWith304AndHEADHasNoBody() async throws {
-        try await withHarness({ $0.maxAge = 600 }) { harness in
+        try await withHarness(Self.settings { $0.maxAge = 600 }) { harness in
             harness.origin.route("/a.jpg", Self.cacheable)
             let path = harness.unsafe("200x100", "/a.jpg")
             let first = try await harness.request(path)
@@ -95,7 +102,7 @@ import Testing
     }
 
     @Test func formatsAreNegotiatedOnlyWhenAskedAndThenVaryByAccept() async throws {
-        try await withHarness({ $0.autoWebP = true }) { harness in
+        try await withHarness(Self.settings { $0.autoWebP = true }) { harness in
             harness.origin.route("/a.jpg", Self.cacheable)
             let path = harness.unsafe("200x100", "/a.jpg")
             let webp = try await harness.request(path, headers: [("Accept", "image/webp,image/*;q=0.8")])
@@ -121,7 +128,8 @@ import Testing
                 let tag = headers.first { $0.0.lowercased() == "if-none-match" }?.1
                 if tag == "\"v1\"" {
                     conditional.withLock { $0 += 1 }
-                    return TestHTTPServer.Route(status: 304, headers: [("Cache-Control", "max-age=0"), ("ETag", "\"v1\"")])
+                    return TestHTTPServer.Route(
+                        status: 304, headers: [("Cache-Control", "max-age=0"), ("ETag", "\"v1\"")])
                 }
                 return TestHTTPServer.Route(
                     headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=0"), ("ETag", "\"v1\"")],
@@ -153,7 +161,7 @@ import Testing
     }
 
     @Test func anOversizedSourceIs413() async throws {
-        try await withHarness({ $0.maximumSourceBytes = 2_000 }) { harness in
+        try await withHarness(Self.settings { $0.maximumSourceBytes = 2_000 }) { harness in
             harness.origin.route("/big.jpg", .ok(Self.photo, contentType: "image/jpeg"))
             let answer = try await harness.request(harness.unsafe("100x100", "/big.jpg"))
             #expect(answer.status == 413)
@@ -172,7 +180,7 @@ import Testing
     }
 
     @Test func aSlowOriginIs504WithinTheTimeout() async throws {
-        try await withHarness({ $0.originTimeout = 1 }) { harness in
+        try await withHarness(Self.settings { $0.originTimeout = 1 }) { harness in
             harness.origin.route("/slow.jpg", TestHTTPServer.Route(body: Self.photo, neverRespond: true))
             let start = Date()
             let answer = try await harness.request(harness.unsafe("100x100", "/slow.jpg"))
@@ -207,7 +215,7 @@ import Testing
     }
 
     @Test func twoHundredConcurrentIdenticalRequestsFetchTheOriginOnce() async throws {
-        try await withHarness({ $0.maximumActiveRequests = 256 }) { harness in
+        try await withHarness(Self.settings { $0.maximumActiveRequests = 256 }) { harness in
             harness.origin.route("/a.jpg", TestHTTPServer.Route(body: Self.photo, held: true))
             let path = harness.unsafe("fit-in/120x120", "/a.jpg")
             try await withThrowingTaskGroup(of: ServerHarness.Answer.self) { group in
@@ -235,11 +243,13 @@ import Testing
     }
 
     @Test func aFullQueueIs503WithRetryAfter() async throws {
-        try await withHarness({
-            $0.maximumActiveRequests = 1
-            $0.maximumQueuedRequests = 0
-            $0.retryAfter = 3
-        }) { harness in
+        try await withHarness(
+            Self.settings {
+                $0.maximumActiveRequests = 1
+                $0.maximumQueuedRequests = 0
+                $0.retryAfter = 3
+            }
+        ) { harness in
             harness.origin.route("/held.jpg", TestHTTPServer.Route(body: Self.photo, held: true))
             harness.origin.route("/b.jpg", Self.cacheable)
             async let first = harness.request(harness.unsafe("100x100", "/held.jpg"))
@@ -256,14 +266,16 @@ import Testing
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("kf-root-\(UUID().uuidString)")
         let root = base.appendingPathComponent("root")
         let outside = base.appendingPathComponent("outside")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: base) }
         try Self.photo.write(to: root.appendingPathComponent("sub/a.jpg"))
         try Self.photo.write(to: outside.appendingPathComponent("secret.jpg"))
         try FileManager.default.createSymbolicLink(
-            at: root.appendingPathComponent("link.jpg"), withDestinationURL: outside.appendingPathComponent("secret.jpg"))
-        try await withHarness({ $0.rootDirectory = root }) { harness in
+            at: root.appendingPathComponent("link.jpg"),
+            withDestinationURL: outside.appendingPathComponent("secret.jpg"))
+        try await withHarness(Self.settings { $0.rootDirectory = root }) { harness in
             let paths = [
                 "sub/a.jpg", "sub/missing.jpg", "link.jpg", "sub/../../outside/secret.jpg",
                 "sub/%2E%2E/%2E%2E/outside/secret.jpg", outside.path + "/secret.jpg",

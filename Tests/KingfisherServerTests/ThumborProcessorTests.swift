@@ -84,19 +84,31 @@ import Testing
         #expect(throws: ThumborURLError.unknownFilter("sharpen")) {
             try ThumborProcessor(ThumborURL(path: "/unsafe/filters:sharpen(1)/a.jpg"))
         }
-        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:quality(101)/a.jpg")) }
-        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:rotate(45)/a.jpg")) }
-        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:fill(auto)/a.jpg")) }
-        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:grayscale(1)/a.jpg")) }
-        #expect(throws: ThumborURLError.self) { try ThumborProcessor(ThumborURL(path: "/unsafe/filters:format(tiff)/a.jpg")) }
-        let error = ThumborURLError.badFilterArgument(filter: "quality", reason: "\"101\" is not a whole number from 0 to 100")
+        #expect(throws: ThumborURLError.self) {
+            try ThumborProcessor(ThumborURL(path: "/unsafe/filters:quality(101)/a.jpg"))
+        }
+        #expect(throws: ThumborURLError.self) {
+            try ThumborProcessor(ThumborURL(path: "/unsafe/filters:rotate(45)/a.jpg"))
+        }
+        #expect(throws: ThumborURLError.self) {
+            try ThumborProcessor(ThumborURL(path: "/unsafe/filters:fill(auto)/a.jpg"))
+        }
+        #expect(throws: ThumborURLError.self) {
+            try ThumborProcessor(ThumborURL(path: "/unsafe/filters:grayscale(1)/a.jpg"))
+        }
+        #expect(throws: ThumborURLError.self) {
+            try ThumborProcessor(ThumborURL(path: "/unsafe/filters:format(tiff)/a.jpg"))
+        }
+        let error = ThumborURLError.badFilterArgument(
+            filter: "quality", reason: "\"101\" is not a whole number from 0 to 100")
         #expect(error.description == "bad argument of filter \"quality\": \"101\" is not a whole number from 0 to 100")
     }
 
     @Test func theIdentifierFollowsTheOptionsNotTheSignatureOrImage() throws {
         let a = try ThumborProcessor(ThumborURL(path: "/unsafe/fit-in/300x200/filters:quality(80)/x.example/a.jpg"))
         let b = try ThumborProcessor(
-            ThumborURL(path: "/\(String(repeating: "a", count: 27))=/fit-in/300x200/filters:quality(80)/y.example/b.jpg"))
+            ThumborURL(
+                path: "/\(String(repeating: "a", count: 27))=/fit-in/300x200/filters:quality(80)/y.example/b.jpg"))
         let c = try ThumborProcessor(ThumborURL(path: "/unsafe/fit-in/300x201/filters:quality(80)/x.example/a.jpg"))
         #expect(a.identifier == b.identifier)
         #expect(a.identifier != c.identifier)

@@ -138,7 +138,9 @@ extension KFCrossPlatformImage {
             let source = opaque ? colour : try colour.withAlpha()
             let background = source.bands >= 4 ? rgba : Array(rgba.prefix(3))
             return try source.apply("embed") {
-                cvips_embed($0, $1, Int32(left), Int32(top), Int32(canvasWidth), Int32(canvasHeight), background, Int32(background.count))
+                cvips_embed(
+                    $0, $1, Int32(left), Int32(top), Int32(canvasWidth), Int32(canvasHeight), background,
+                    Int32(background.count))
             }
         }
     }

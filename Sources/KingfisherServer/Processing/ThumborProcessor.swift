@@ -189,7 +189,8 @@ public struct ThumborProcessor: ImageProcessor {
         case .saturation(let factor):
             processor = ColorControlsProcessor(brightness: 0, contrast: 1, saturation: factor, inputEV: 0)
         case .rotate(let quarterTurns):
-            return ProcessingFailure.catching { () throws(VipsError) in try image.rotating(quarterTurns: -quarterTurns) }
+            return ProcessingFailure.catching { () throws(VipsError) in try image.rotating(quarterTurns: -quarterTurns)
+            }
         }
         return processor.process(item: .image(image), options: options)
     }
@@ -216,7 +217,9 @@ public struct ThumborProcessor: ImageProcessor {
         if let alignment = url.verticalAlignment { parts.append(alignment.rawValue) }
         if url.smart { parts.append("smart") }
         if !url.filters.isEmpty {
-            parts.append("filters:" + url.filters.map { "\($0.name)(\($0.arguments.joined(separator: ",")))" }.joined(separator: ":"))
+            parts.append(
+                "filters:"
+                    + url.filters.map { "\($0.name)(\($0.arguments.joined(separator: ",")))" }.joined(separator: ":"))
         }
         return parts.joined(separator: "/")
     }

@@ -128,7 +128,8 @@ public struct ThumborFilters: Sendable, Hashable {
     private static let colourNames: [String: KFCrossPlatformColor] = [
         "white": .white, "black": .black, "red": .red, "green": KFCrossPlatformColor(red: 0, green: 128 / 255, blue: 0),
         "lime": .green, "blue": .blue, "yellow": KFCrossPlatformColor(red: 1, green: 1, blue: 0),
-        "gray": KFCrossPlatformColor(white: 128 / 255, alpha: 1), "grey": KFCrossPlatformColor(white: 128 / 255, alpha: 1),
+        "gray": KFCrossPlatformColor(white: 128 / 255, alpha: 1),
+        "grey": KFCrossPlatformColor(white: 128 / 255, alpha: 1),
         "silver": KFCrossPlatformColor(white: 192 / 255, alpha: 1),
     ]
 
@@ -139,7 +140,8 @@ public struct ThumborFilters: Sendable, Hashable {
         if lowered.count == 3 || lowered.count == 6, let colour = KFCrossPlatformColor(hex: lowered) {
             return .color(colour)
         }
-        throw reader.bad("\"\(name)\" is not a colour name, a hex colour or transparent (auto and blur are not supported)")
+        throw reader.bad(
+            "\"\(name)\" is not a colour name, a hex colour or transparent (auto and blur are not supported)")
     }
 }
 
@@ -155,7 +157,9 @@ private struct ArgumentReader {
         // `name()` has one empty argument as written; it counts as none.
         let count = filter.arguments == [""] ? 0 : filter.arguments.count
         guard counts.contains(count) else {
-            let wanted = counts.lowerBound == counts.upperBound ? "\(counts.lowerBound)" : "\(counts.lowerBound) to \(counts.upperBound)"
+            let wanted =
+                counts.lowerBound == counts.upperBound
+                ? "\(counts.lowerBound)" : "\(counts.lowerBound) to \(counts.upperBound)"
             throw bad("takes \(wanted) argument\(counts.upperBound == 1 ? "" : "s"), not \(count)")
         }
     }
@@ -171,7 +175,8 @@ private struct ArgumentReader {
     func number(_ index: Int, in range: ClosedRange<Double>) throws(ThumborURLError) -> Double {
         let text = filter.arguments[index].trimmingCharacters(in: .whitespaces)
         guard let value = Double(text), value.isFinite, range.contains(value) else {
-            throw bad("\"\(text)\" is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+            throw bad(
+                "\"\(text)\" is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
         }
         return value
     }

@@ -164,7 +164,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     private static func level(_ name: String) throws -> Logger.Level {
         guard let level = Logger.Level(rawValue: name.lowercased()) else {
-            throw ValidationError("--log-level \(name): not one of trace, debug, info, notice, warning, error, critical.")
+            throw ValidationError(
+                "--log-level \(name): not one of trace, debug, info, notice, warning, error, critical.")
         }
         return level
     }

@@ -40,7 +40,9 @@ enum ServerFixtures {
         data.append(ihdr)
         data.append(contentsOf: withUnsafeBytes(of: crc32(ihdr).bigEndian) { Array($0) })
         // A complete file: a small compressed IDAT (an empty stored zlib block) and IEND.
-        for (type, payload) in [("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01] as [UInt8]), ("IEND", [])] {
+        for (type, payload) in [
+            ("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01] as [UInt8]), ("IEND", []),
+        ] {
             var chunk = Data(type.utf8)
             chunk.append(contentsOf: payload)
             data.append(contentsOf: withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Array($0) })

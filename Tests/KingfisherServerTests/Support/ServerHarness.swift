@@ -51,7 +51,8 @@ final class ServerHarness: Sendable {
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: app)], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })))
+                services: [.init(service: app)],
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })))
         let running = Task { try await group.run() }
         var port = 0
         for await value in portStream { port = value }

@@ -1,0 +1,166 @@
+import Foundation
+import Kingfisher
+import KingfisherLocking
+import KingfisherServer
+import KingfisherTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `kf serve` as a process: started on a free port, asked over HTTP, stopped by a signal.
+@Suite struct ServeCommandTests {
+    /// A running `kf serve` and where it listens.
+    private struct Serving {
+        let process: Process
+        let baseURL: String
+        let stderrURL: URL
+    }
+
+    /// Starts `kf serve arguments...` (with `environment` added) and waits for its "listening on" line.
+    private func startServe(
+        _ arguments: [String], environment extra: [String: String] = [:], in dir: TempDir
+    ) async throws -> Serving {
+        let outURL = dir.url.appendingPathComponent("serve.out")
+        let errURL = dir.url.appendingPathComponent("serve.err")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = Kf.executable
+        process.arguments = ["serve"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = dir.path("xdg")
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "listening on ") {
+                let address = text[range.upperBound...].prefix { !$0.isNewline }
+                return Serving(process: process, baseURL: String(address), stderrURL: errURL)
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.terminate()
+        let errors = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        throw ServeFailure(message: "kf serve did not start: \(errors)")
+    }
+
+    private struct ServeFailure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    /// A GET on a session of its own: a shared session's per-host connection limit (6) would queue a request
+    /// behind held ones.
+    private func get(_ url: String) async throws -> (status: Int, headers: [AnyHashable: Any], body: Data) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.timeoutInterval = 60
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        return (http.statusCode, http.allHeaderFields, data)
+    }
+
+    private func waitForExit(_ process: Process) async -> Int32 {
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+
+    private static func originRoute(_ body: Data, held: Bool = false) -> TestHTTPServer.Route {
+        TestHTTPServer.Route(
+            headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")], body: body, held: held)
+    }
+
+    @Test func refusesToStartWithoutAKeyOrUnsafe() async throws {
+        let run = try await Kf.run(["serve", "--port", "0"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--security-key"))
+        let badSource = try await Kf.run(["serve", "--unsafe", "--allow-source", "host:port"])
+        #expect(badSource.status != 0 && badSource.stderr.contains("HOST:PORT"))
+    }
+
+    @Test func servesSignedURLsWithFlagsAndUnsafeOnesWithEnvironmentVariables() async throws {
+        let dir = try TempDir()
+        let origin = try await TestHTTPServer.start()
+        let photo = try Samples.jpeg(width: 400, height: 200)
+        origin.route("/a.jpg", Self.originRoute(photo))
+        let serving = try await startServe(
+            [
+                "--port", "0", "--security-key", "k3y", "--allow-source", "127.0.0.1:\(origin.port)", "--cache-dir",
+                dir.path("cache"), "--log-level", "warning",
+            ], in: dir)
+        let signedPart = "fit-in/100x100/127.0.0.1:\(origin.port)/a.jpg"
+        // ThumborURLTests checks the signatures against Python's hmac.
+        let signature = ThumborSignature.sign(signedPart, key: "k3y")
+        let answer = try await get(serving.baseURL + "/\(signature)/\(signedPart)")
+        #expect(answer.status == 200)
+        #expect(try KFCrossPlatformImage(decoding: answer.body).pixelWidth == 100)
+        #expect(try await get(serving.baseURL + "/unsafe/\(signedPart)").status == 403)
+        #expect(try await get(serving.baseURL + "/healthz").status == 200)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+
+        let viaEnvironment = try await startServe(
+            ["--cache-dir", dir.path("cache2")],
+            environment: [
+                "KF_SERVE_PORT": "0", "KF_SERVE_UNSAFE": "1", "KF_SERVE_ALLOW_SOURCE": "127.0.0.1:\(origin.port)",
+                "KF_SERVE_MAX_AGE": "60", "KF_SERVE_LOG_LEVEL": "info",
+            ], in: dir)
+        let unsafe = try await get(viaEnvironment.baseURL + "/unsafe/\(signedPart)")
+        #expect(unsafe.status == 200)
+        #expect(unsafe.headers["Cache-Control"] as? String == "public, max-age=60")
+        viaEnvironment.process.terminate()
+        #expect(await waitForExit(viaEnvironment.process) == 0)
+        // The access log went to stderr through swift-log.
+        let log = try String(contentsOf: viaEnvironment.stderrURL, encoding: .utf8)
+        #expect(log.contains("GET /unsafe/\(signedPart) 200"))
+        try await origin.shutdown()
+    }
+
+    @Test func sigtermLetsRequestsInFlightFinishAndStopsAcceptingNewOnes() async throws {
+        let dir = try TempDir()
+        let origin = try await TestHTTPServer.start()
+        let photo = try Samples.jpeg(width: 300, height: 200)
+        for index in 0..<6 { origin.route("/\(index).jpg", Self.originRoute(photo, held: true)) }
+        let serving = try await startServe(
+            [
+                "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--cache-dir",
+                dir.path("cache"), "--log-level", "warning", "--shutdown-timeout", "30", "--max-active", "8",
+            ], in: dir)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    try await self.get(serving.baseURL + "/unsafe/80x80/127.0.0.1:\(origin.port)/\(index).jpg").status
+                }
+            }
+            await origin.waitForRequests(count: 6)
+            kill(serving.process.processIdentifier, SIGTERM)
+            // It stops accepting: a new connection is refused while the six are still held.
+            var refused = false
+            for _ in 0..<100 where !refused {
+                refused = (try? await self.get(serving.baseURL + "/healthz")) == nil
+                if !refused { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(refused)
+            #expect(serving.process.isRunning)
+            for index in 0..<6 { origin.release("/\(index).jpg") }
+            var statuses: [Int] = []
+            for try await status in group { statuses.append(status) }
+            #expect(statuses == Array(repeating: 200, count: 6))
+        }
+        #expect(await waitForExit(serving.process) == 0)
+        try await origin.shutdown()
+    }
+}
