@@ -7,7 +7,7 @@ import NIOCore
 
 extension ImageServer {
     /// Adds the server's routes to `router` (`HEAD` answers as `GET` without a body):
-    /// - `GET /healthz`: `200 ok` while the server runs;
+    /// - `GET /healthz` (and thumbor's `/healthcheck`): `200 ok` while the server runs;
     /// - `GET /metrics`: the registry in Prometheus' text format, when one is given (bootstrap swift-metrics with a
     ///   `PrometheusMetricsFactory` over the same registry to see the library's and the server's metrics there);
     /// - every other `GET`: a thumbor URL, answered with the image or an error status and a one-line reason.
@@ -15,6 +15,10 @@ extension ImageServer {
         to router: Router<Context>, metricsRegistry: PrometheusCollectorRegistry? = nil
     ) {
         router.get("healthz") { _, _ in
+            Self.text(.ok, "ok\n")
+        }
+        // thumbor's name for it, so existing health checks keep working.
+        router.get("healthcheck") { _, _ in
             Self.text(.ok, "ok\n")
         }
         if let metricsRegistry {
