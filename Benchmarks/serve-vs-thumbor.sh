@@ -62,7 +62,7 @@ SERVE_DIRECTIVES='add_header Cache-Control "max-age=3600" always;' serve_directo
 ORIGIN_PID=$SERVER_PID
 PIDS=()
 cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do kill $(pgrep -P "$pid" || true) "$pid" 2>/dev/null || true; done
     kill "$ORIGIN_PID" 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -154,7 +154,12 @@ start_kf() {  # cache dir
     wait_for "http://127.0.0.1:$KF_PORT/healthz"
 }
 
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+stop() {  # pid: the process and the children it forked (thumbor's --processes workers outlive their parent)
+    local children
+    children=$(pgrep -P "$1" || true)
+    kill "$1" $children 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
 
 printf "entry\tconnections\trequests/s\tp50\tp99\tnon-2xx\tpeak RSS MB\n"
 for round in $(seq "$ROUNDS"); do

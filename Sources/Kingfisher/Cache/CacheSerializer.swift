@@ -50,3 +50,12 @@ public struct DefaultCacheSerializer: CacheSerializer {
         KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
     }
 }
+
+/// A serializer whose ``CacheSerializer/image(with:options:)`` is the default decoding of the bytes (the options'
+/// scale and frame settings, nothing else). A retrieval that processes a cached original again then hands the
+/// processor the original's bytes rather than its decoded image, so that a processor that decodes smaller
+/// (``DownsamplingImageProcessor``: shrink-on-load) never decodes the original at full size. Ours.
+package protocol DefaultDecodingCacheSerializer: CacheSerializer {}
+
+extension DefaultCacheSerializer: DefaultDecodingCacheSerializer {}
+extension FormatIndicatedCacheSerializer: DefaultDecodingCacheSerializer {}

@@ -135,6 +135,29 @@ extension ImageCache {
         return found
     }
 
+    /// The bytes of the disk entry of `key` for the options' processor, read on ``ioQueue``, not decoded;
+    /// `.success(nil)` on a miss. Counted as a disk lookup.
+    func dataFromDisk(forKey key: String, options: KingfisherParsedOptionsInfo) async -> Result<Data?, KingfisherError>
+    {
+        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        let read = await readFromDisk(computedKey: computed, options: options)
+        countDiskLookup(read, computedKey: computed, options: options)
+        return read
+    }
+
+    /// Removes the disk entry of `key` for the options' processor (bytes that turned out not to be an image).
+    func removeUndecodable(forKey key: String, bytes: Int, options: KingfisherParsedOptionsInfo) async {
+        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        logUndecodableFile(computedKey: computed, bytes: bytes)
+        let forcedExtension = options.forcedExtension
+        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            ioQueue.async(flags: .barrier) {
+                try? self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
+                continuation.resume()
+            }
+        }
+    }
+
     /// The bytes of a disk entry, read on ``ioQueue``; `.success(nil)` on a miss.
     private func readFromDisk(
         computedKey: String, options: KingfisherParsedOptionsInfo

@@ -217,12 +217,10 @@ extension ImageRetrieval {
             case .failed(let error): return .done(.failure(error))
             }
         }
-        guard let (original, _) = await lookUp(key, in: originalCache, options: originalOptions) else { return .miss }
-        guard !isCancelled else { return .cancelled }
-        let processingOptions = internalOptions
-        let metrics = self.metrics
-        let outcome = await DecodeExecutor.run(on: options.processingQueue, engine: options.engine) {
-            metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
+        let outcome: Result<KFCrossPlatformImage, KingfisherError>
+        switch await processedOriginal(key) {
+        case .some(let processed): outcome = processed
+        case .none: return isCancelled ? .cancelled : .miss
         }
         let processed: KFCrossPlatformImage
         switch outcome {
@@ -240,6 +238,40 @@ extension ImageRetrieval {
                 result(processed, from: source, cacheType: .none, diskStoreError: storeError, validation: validation) {
                     serializer.data(with: processed, original: nil)
                 }))
+    }
+
+    /// The cached original of `key` processed by the options' processor; `nil` when it is not cached (or the
+    /// retrieval was cancelled). An original in memory is processed as an image. One on disk is processed from its
+    /// bytes when the serializer decodes them the default way, so a downsampling processor shrinks it on load
+    /// instead of decoding it at full size first; bytes that are no image are removed and count as a miss.
+    private func processedOriginal(_ key: String) async -> Result<KFCrossPlatformImage, KingfisherError>? {
+        let processingOptions = internalOptions
+        let metrics = self.metrics
+        let lookupOptions = originalOptions
+        let inMemory = originalCache.retrieveImageInMemoryCache(forKey: key, options: lookupOptions)
+        if inMemory == nil, lookupOptions.cacheSerializer is any DefaultDecodingCacheSerializer {
+            guard !isCancelled,
+                case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
+            else { return nil }
+            guard !isCancelled else { return nil }
+            let outcome = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine)
+            {
+                metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) }
+            }
+            if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) = outcome,
+                processor.reason.meansNotAnImage
+            {
+                await originalCache.removeUndecodable(forKey: key, bytes: data.count, options: lookupOptions)
+                return nil
+            }
+            return outcome
+        }
+        guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !isCancelled else {
+            return nil
+        }
+        return await DecodeExecutor.run(on: options.processingQueue, engine: options.engine) {
+            metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
+        }
     }
 
     /// The existence probe before reading an original: on the original cache's I/O queue with

@@ -3,8 +3,8 @@ import Logging
 extension ImageCache {
     /// Counts a disk lookup as a hit or a miss; a read that failed (it reads as a miss) goes to the logger at
     /// `warning`, and a hit to the call's logger at `trace`.
-    func countDiskLookup(
-        _ result: Result<KFCrossPlatformImage?, KingfisherError>, computedKey: String,
+    func countDiskLookup<Value>(
+        _ result: Result<Value?, KingfisherError>, computedKey: String,
         options: KingfisherParsedOptionsInfo
     ) {
         switch result {

@@ -3,7 +3,7 @@ import Kingfisher
 
 /// Encodes a result as the URL (or the negotiation) asks: a chosen format at a quality, or the source's own format
 /// when none is chosen (PNG for formats the server does not write, such as SVG).
-struct ResultSerializer: CacheSerializer {
+struct ResultSerializer: DefaultDecodingCacheSerializer {
     /// The format to write; `nil` keeps the source's.
     let format: ImageFormat?
     /// 1...100, for lossy formats.
