@@ -12,6 +12,10 @@ struct ResultPlan: Sendable {
     init(url: ThumborURL, accept: String?, configuration: ImageServer.Configuration) throws(ThumborURLError) {
         let filters = try ThumborFilters(url.filters)
         var format = filters.format?.imageFormat
+        if let asked = filters.format, !ImageEngine.canEncode(asked.imageFormat) {
+            // libvips built without the encoder (AVIF needs libheif with an AV1 encoder).
+            throw .badFilterArgument(filter: "format", reason: "\(asked.rawValue) cannot be written by this server")
+        }
         variesByAccept = format == nil && (configuration.autoWebP || configuration.autoAVIF)
         if format == nil, let accept {
             if configuration.autoAVIF, Self.accepts(accept, "image/avif"), ImageEngine.canEncode(.AVIF) {
