@@ -215,7 +215,13 @@ import Testing
     }
 
     @Test func twoHundredConcurrentIdenticalRequestsFetchTheOriginOnce() async throws {
-        try await withHarness(Self.settings { $0.maximumActiveRequests = 256 }) { harness in
+        // One turn, no queue: the 199 requests that join the first one's work take no turn of their own.
+        try await withHarness(
+            Self.settings {
+                $0.maximumActiveRequests = 1
+                $0.maximumQueuedRequests = 0
+            }
+        ) { harness in
             harness.origin.route("/a.jpg", TestHTTPServer.Route(body: Self.photo, held: true))
             let path = harness.unsafe("fit-in/120x120", "/a.jpg")
             try await withThrowingTaskGroup(of: ServerHarness.Answer.self) { group in

@@ -21,16 +21,17 @@ extension ImageServer {
         if let recent = await recentResult(forKey: key, source: source, plan: plan) {
             return ServedResult(image: recent, variesByAccept: plan.variesByAccept)
         }
-        guard await gate.enter() else { throw ImageServerError.overloaded }
-        defer { gate.leave() }
-        // Requests that waited in the queue may find the result made meanwhile.
-        if let recent = await recentResult(forKey: key, source: source, plan: plan) {
-            return ServedResult(image: recent, variesByAccept: plan.variesByAccept)
-        }
+        // The making of a result takes a turn in the queue; requests for the same result join it and add no work.
         let started = Locked(false)
         let outcome = await production.value(for: key) {
             started.withLock { $0 = true }
-            return await Result(awaiting: { try await self.make(source: source, plan: plan, key: key) })
+            return await Result(awaiting: {
+                guard await self.gate.enter() else { throw ImageServerError.overloaded }
+                defer { self.gate.leave() }
+                // Made meanwhile by work that ended while this one waited for its turn.
+                if let recent = await self.recentResult(forKey: key, source: source, plan: plan) { return recent }
+                return try await self.make(source: source, plan: plan, key: key)
+            })
         }
         guard let outcome else { throw CancellationError() }
         let image = try outcome.get()
