@@ -148,6 +148,23 @@ import Testing
         }
     }
 
+    @Test func avifIsPreferredWhenBothAreNegotiatedAndAccepted() async throws {
+        try await withHarness(
+            Self.settings {
+                $0.autoWebP = true
+                $0.autoAVIF = true
+            }
+        ) { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let path = harness.unsafe("200x100", "/a.jpg")
+            let both = try await harness.request(path, headers: [("Accept", "image/avif,image/webp,*/*")])
+            #expect(both.header("Content-Type") == "image/avif" && both.header("Vary") == "Accept")
+            #expect(ImageFormat(sniffing: both.body) == .AVIF)
+            let webp = try await harness.request(path, headers: [("Accept", "image/webp")])
+            #expect(webp.header("Content-Type") == "image/webp")
+        }
+    }
+
     @Test func anOrigin404IsA404AndOtherFailuresAre502() async throws {
         try await withHarness { harness in
             harness.origin.route("/gone.jpg", .status(404))

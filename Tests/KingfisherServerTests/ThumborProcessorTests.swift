@@ -114,4 +114,45 @@ import Testing
         #expect(a.identifier != c.identifier)
         #expect(a.identifier == "kf.ThumborProcessor(fit-in/300x200/filters:quality(80))")
     }
+
+    @Test func smartCropsKeepTheSizeAskedFor() throws {
+        let photo = ServerFixtures.jpeg(width: 800, height: 400)
+        #expect(size(try process("200x200/smart", photo)) == [200, 200])
+        #expect(size(try process("300x100/smart", photo)) == [300, 100])
+    }
+
+    @Test func arbitraryPathsParseOrFailWithAReasonNeverCrash() {
+        // Pieces of thumbor URLs, shuffled and joined at random (a fixed seed, so a failure repeats).
+        let pieces = [
+            "unsafe", "fit-in", "adaptive-fit-in", "full-fit-in", "-300x-200", "0x0", "orig", "x", "trim",
+            "trim:top-left:999", "10x10:5x5", "left", "center", "bottom", "smart", "meta", "filters:", "filters:blur(",
+            "filters:quality(80):format(webp)", "filters:round_corner(20|10,255,255,255,1)", "filters:fill(ff0000,1)",
+            "filters:rotate(-270)", "()", "((", "))", ":", "%2F", "%", "http:", "", "a.jpg", "..", "//", "\u{0}",
+            String(repeating: "9", count: 30), "filters:brightness(-100):contrast(100):saturation(1e308)",
+        ]
+        var generator = SplitMix64(seed: 18)
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 1...8, using: &generator)
+            let path = "/" + (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined(separator: "/")
+            do {
+                let url = try ThumborURL(path: path)
+                _ = try? ThumborProcessor(url)
+            } catch {
+                #expect(!error.description.isEmpty)
+            }
+        }
+    }
+}
+
+/// A small seeded generator, so the random paths are the same on every run.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
