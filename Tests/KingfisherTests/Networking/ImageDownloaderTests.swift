@@ -43,20 +43,20 @@ struct ImageDownloaderTests {
 
     @Test func reportsProgressWhileStreaming() async throws {
         try await withDownloader { server, downloader in
-            // Given a body sent in 16 KB pieces 20 ms apart (the downloader reads up to 1 MB at once, so pieces
-            // sent back to back arrive together; on a loaded machine 2 ms apart did too), with its Content-Length
+            // Given a body whose first 16 KB come at once and the rest only after the client reported them (the
+            // downloader reads up to 1 MB at once, so pieces sent a few milliseconds apart can arrive together on
+            // a loaded machine), with its Content-Length
             let png = Fixtures.png(width: 256, height: 256)
             #expect(png.count > 16 * 1024)
             server.route(
-                "/big.png",
-                .init(
-                    body: png, chunkSize: 16 * 1024, delayBetweenChunks: .milliseconds(20),
-                    contentLength: Int64(png.count)))
+                "/big.png", .init(body: png, contentLength: Int64(png.count), holdAfterBodyBytes: 16 * 1024))
             let progress = ProgressRecorder()
             let collector = ResultCollector()
             // When downloading with a progress block
             downloader.downloadImage(
                 with: server.url("/big.png"), progressBlock: progress.block, completionHandler: collector.handler)
+            for _ in 0..<1_000 where progress.reports.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            server.release("/big.png")
             await collector.wait(for: 1)
             // Then progress rose to the full size, with the expected size known
             let reports = progress.reports

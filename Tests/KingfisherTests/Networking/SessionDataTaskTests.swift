@@ -45,10 +45,11 @@ struct SessionDataTaskTests {
     @Test func mutableDataIsTheBytesReceivedSoFar() async throws {
         try await withDownloader { server, downloader in
             let png = Fixtures.png(width: 256, height: 256)
+            // The first half, then the rest once the client has reported the first: at least two reads, however
+            // loaded the machine is (pieces sent a few milliseconds apart can arrive together).
             server.route(
                 "/big.png",
-                .init(
-                    body: png, chunkSize: 4096, delayBetweenChunks: .milliseconds(2), contentLength: Int64(png.count)))
+                .init(body: png, contentLength: Int64(png.count), holdAfterBodyBytes: png.count / 2))
             let delegate = BodyWatchingDelegate()
             downloader.delegate = delegate
             let handle = Locked<DownloadTask?>(nil)
@@ -62,6 +63,8 @@ struct SessionDataTaskTests {
                     samples.withLock { $0.append((received, session.mutableData)) }
                 }, completionHandler: collector.handler)
             handle.withLock { $0 = task }
+            for _ in 0..<1_000 where samples.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+            server.release("/big.png")
             await collector.wait(for: 1)
             let recorded = samples.withLock { $0 }
             // While downloading: exactly the prefix received so far
