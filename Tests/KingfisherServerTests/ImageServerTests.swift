@@ -90,7 +90,8 @@ import Testing
             #expect(first.header("Cache-Control") == "public, max-age=600")
             let again = try await harness.request(path, headers: [("If-None-Match", etag)])
             #expect(again.status == 304 && again.body.isEmpty)
-            #expect(again.header("ETag") == etag)
+            #expect(again.header("ETag") == etag && again.header("Cache-Control") == "public, max-age=600")
+            #expect(again.header("Content-Length") == nil)
             let other = try await harness.request(path, headers: [("If-None-Match", "\"something-else\"")])
             #expect(other.status == 200 && other.body == first.body)
             let head = try await harness.request(path, method: .HEAD)
@@ -177,6 +178,19 @@ import Testing
         }
     }
 
+    @Test func aResultAboveThePixelLimitIs400() async throws {
+        try await withHarness(Self.settings { $0.maximumResultPixels = 4_000_000 }) { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            // A box that is the result's size: refused before anything is fetched.
+            let box = try await harness.request(harness.unsafe("3000x3000", "/a.jpg"))
+            #expect(box.status == 400 && box.text.contains("3000 x 3000"))
+            #expect(harness.origin.totalHits == 0)
+            // One side, enlarged in crop mode: refused once the source's shape is known, before any pixel of it.
+            let side = try await harness.request(harness.unsafe("8000x0", "/a.jpg"))
+            #expect(side.status == 400 && side.text.contains("8000 x 4000 pixels"))
+        }
+    }
+
     @Test func anOversizedSourceIs413() async throws {
         try await withHarness(Self.settings { $0.maximumSourceBytes = 2_000 }) { harness in
             harness.origin.route("/big.jpg", .ok(Self.photo, contentType: "image/jpeg"))
@@ -211,7 +225,7 @@ import Testing
             harness.origin.route("/a.jpg", Self.cacheable)
             let answer = try await harness.request(harness.unsafe("100x100", "/a.jpg"))
             #expect(answer.status == 403)
-            #expect(answer.text == "the image's host resolves to a loopback address\n")
+            #expect(answer.text == "the image's source is not allowed\n")
             let named = try await harness.request("/unsafe/100x100/localhost:\(harness.origin.port)/a.jpg")
             #expect(named.status == 403)
             #expect(harness.origin.totalHits == 0)
@@ -315,6 +329,9 @@ import Testing
         try await withHarness { harness in
             harness.origin.route("/a.jpg", Self.cacheable)
             #expect(try await harness.request("/healthz").text == "ok\n")
+            #expect(try await harness.request("/healthcheck").text == "ok\n")
+            let head = try await harness.request("/healthz", method: .HEAD)
+            #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == "3")
             _ = try await harness.request(harness.unsafe("100x100", "/a.jpg"))
             _ = try await harness.request(harness.unsafe("100x100", "/a.jpg"))
             _ = try await harness.request(harness.unsafe("filters:nope()", "/a.jpg"))

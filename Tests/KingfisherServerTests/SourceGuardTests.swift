@@ -29,6 +29,11 @@ import Testing
         #expect(await refusal("http://[fe80::1]/a.jpg") == .forbiddenAddress(.linkLocal))
         #expect(await refusal("http://[fd00::1]/a.jpg") == .forbiddenAddress(.private))
         #expect(await refusal("http://2130706433/a.jpg") == .forbiddenAddress(.loopback))  // 127.0.0.1 as a number
+        #expect(await refusal("http://[2002:7f00:1::1]/a.jpg") == .forbiddenAddress(.loopback))  // 6to4 of 127.0.0.1
+        #expect(await refusal("http://[64:ff9b::a00:1]/a.jpg") == .forbiddenAddress(.private))  // NAT64 of 10.0.0.1
+        #expect(await refusal("http://[64:ff9b:1::1]/a.jpg") == .forbiddenAddress(.private))
+        #expect(await refusal("http://[::ffff:0:a9fe:a9fe]/a.jpg") == .forbiddenAddress(.linkLocal))
+        #expect(await refusal("http://[2001::1]/a.jpg") == .forbiddenAddress(.private))  // Teredo
         #expect(await refusal("ftp://example.com/a.jpg") == .unsupportedScheme)
         #expect(await refusal("http://name.invalid/a.jpg") == .unresolvableHost)
         // Public addresses pass (literals: no DNS needed).

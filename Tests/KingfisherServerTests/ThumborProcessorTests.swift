@@ -61,6 +61,39 @@ import Testing
         #expect(size(try process("10x10:110x60/50x0", framed)) == [50, 25])
     }
 
+    @Test func aManualCropIsInSourceCoordinatesAfterATrimAndIgnoredOutsideTheImage() throws {
+        let framed = ServerFixtures.png(width: 200, height: 100, border: 20)
+        // The trim keeps (20, 20)-(180, 80); the crop (10, 10)-(110, 60) is in the source's coordinates: what is
+        // left of it is (20, 20)-(110, 60).
+        #expect(size(try process("trim/10x10:110x60", framed)) == [90, 40])
+        #expect(size(try process("500x500:600x600", framed)) == [200, 100])
+    }
+
+    @Test func aResultAboveThePixelLimitIsRefusedBeforeItIsMade() throws {
+        let processor = try ThumborProcessor(ThumborURL(path: "/unsafe/30000x0/a.jpg"), maximumResultPixels: 1_000_000)
+        let photo = ServerFixtures.jpeg(width: 200, height: 100)
+        #expect(processor.process(item: .data(photo), options: options) == nil)
+        let padded = try ThumborProcessor(
+            ThumborURL(path: "/unsafe/fit-in/5000x5000/filters:fill(red)/a.jpg"), maximumResultPixels: 1_000_000)
+        #expect(padded.process(item: .data(photo), options: options) == nil)
+        let small = try ThumborProcessor(ThumborURL(path: "/unsafe/900x0/a.jpg"), maximumResultPixels: 1_000_000)
+        #expect(small.process(item: .data(photo), options: options)?.pixelWidth == 900)
+    }
+
+    @Test func animatedWebPKeepsItsFramesWhenShrunk() throws {
+        let frames = [
+            ServerFixtures.halves(width: 200, height: 100),
+            ServerFixtures.halves(width: 200, height: 100).kf.flipped(horizontally: true),
+        ]
+        let animation = try #require(KFCrossPlatformImage.animatedImage(with: frames, duration: 0.2))
+        let webp = try #require(animation.kf.data(format: .WebP, compressionQuality: 0.8))
+        #expect(ThumborProcessor.isAnimatedWebP(webp))
+        #expect(!ThumborProcessor.isAnimatedWebP(ServerFixtures.halves(width: 20, height: 20).kf.data(format: .WebP)!))
+        let shrunk = try process("100x50", webp)
+        #expect(size(shrunk) == [100, 50])
+        #expect(shrunk.kf.imageFrameCount == 2)
+    }
+
     @Test func fillPadsAFittedImageToTheBox() throws {
         let photo = ServerFixtures.jpeg(width: 200, height: 100)
         let filled = try process("fit-in/300x300/filters:fill(00ff00)", photo)

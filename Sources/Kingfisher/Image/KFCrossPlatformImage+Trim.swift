@@ -12,6 +12,16 @@ extension KFCrossPlatformImage {
     /// that differs from it by more than `tolerance` in some band (0...255). An image that is all border is kept
     /// whole. Animations are trimmed by their first frame's border.
     package func trimming(reference: TrimReference, tolerance: Double) throws(VipsError) -> KFCrossPlatformImage {
+        guard let box = try trimRectangle(reference: reference, tolerance: tolerance),
+            box.width < pixelWidth || box.height < pixelHeight
+        else { return self }
+        return try croppingPixels(x: box.x, y: box.y, width: box.width, height: box.height)
+    }
+
+    /// The rectangle ``trimming(reference:tolerance:)`` keeps, in pixels; `nil` when the image is all border.
+    package func trimRectangle(
+        reference: TrimReference, tolerance: Double
+    ) throws(VipsError) -> (x: Int, y: Int, width: Int, height: Int)? {
         try VipsRuntime.start()
         guard !isEmptyImage else { throw Self.emptyImageError }
         let first = try storage.frame(0)
@@ -30,10 +40,8 @@ extension KFCrossPlatformImage {
         guard
             cvips_find_trim(first.pointer, &left, &top, &width, &height, threshold, background, colourBands) == 0
         else { throw VipsRuntime.takeError("find_trim") }
-        guard width > 0, height > 0, width < first.width || height < first.height else { return self }
-        return try mappingFrames { frame throws(VipsError) in
-            try frame.cropped(x: Int(left), y: Int(top), width: Int(width), height: Int(height))
-        }
+        guard width > 0, height > 0 else { return nil }
+        return (Int(left), Int(top), Int(width), Int(height))
     }
 
     /// The `size`-point part libvips' attention strategy rates most interesting (edges, skin tones, saturated

@@ -26,7 +26,7 @@ package enum ProcessingFailure {
     }
 
     /// Gives `nil` with `error` as the reason, for a processor of the library that knows why it failed.
-    static func fail(with error: KingfisherError) -> KFCrossPlatformImage? {
+    package static func fail(with error: KingfisherError) -> KFCrossPlatformImage? {
         Thread.current.threadDictionary[key] = error
         return nil
     }

@@ -47,10 +47,10 @@ struct ErrorResponse: Sendable, Equatable {
         case .unsafeURLsDisabled: self.init(status: .forbidden, message: "unsafe URLs are disabled: sign the URL")
         case .metaNotSupported: self.init(status: .badRequest, message: "meta/ is not supported")
         case .unsupportedScheme: self.init(status: .badRequest, message: "the image URL is not http or https")
-        case .sourceNotAllowed: self.init(status: .forbidden, message: "the image's host is not an allowed source")
-        case .forbiddenAddress(let kind):
-            self.init(status: .forbidden, message: "the image's host resolves to a \(kind.rawValue) address")
-        case .unresolvableHost: self.init(status: .badGateway, message: "the image's host does not resolve")
+        // One answer for every refused source: which addresses a name resolves to (or whether it resolves at all)
+        // is for the log, not for whoever sent the URL.
+        case .sourceNotAllowed, .forbiddenAddress, .unresolvableHost:
+            self.init(status: .forbidden, message: "the image's source is not allowed")
         case .pathOutsideRoot: self.init(status: .forbidden, message: "the image path leaves the root directory")
         case .fileNotFound: self.init(status: .notFound, message: "no such image")
         case .overloaded:
@@ -84,7 +84,7 @@ struct ErrorResponse: Sendable, Equatable {
             case .pixelLimitExceeded(let width, let height, let limit):
                 self.init(
                     status: .badRequest,
-                    message: "the source is \(width) x \(height) pixels, more than the limit of \(limit)")
+                    message: "the image is \(width) x \(height) pixels, more than the limit of \(limit)")
             case .frameLimitExceeded(let frames, let limit):
                 self.init(status: .badRequest, message: "the source has \(frames) frames, more than \(limit)")
             case .timeLimitExceeded:

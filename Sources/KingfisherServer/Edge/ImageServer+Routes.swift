@@ -14,29 +14,27 @@ extension ImageServer {
     public func addRoutes<Context: RequestContext>(
         to router: Router<Context>, metricsRegistry: PrometheusCollectorRegistry? = nil
     ) {
-        router.get("healthz") { _, _ in
-            Self.text(.ok, "ok\n")
-        }
-        // thumbor's name for it, so existing health checks keep working.
-        router.get("healthcheck") { _, _ in
-            Self.text(.ok, "ok\n")
+        // thumbor's name for the health check too, so existing checks keep working.
+        for path in ["healthz", "healthcheck"] {
+            router.get(RouterPath(path)) { _, _ in Self.text(.ok, "ok\n") }
+            router.head(RouterPath(path)) { _, _ in Self.headOnly(Self.text(.ok, "ok\n")) }
         }
         if let metricsRegistry {
-            router.get("metrics") { _, _ in
+            let metrics: @Sendable () -> Response = {
                 var headers = HTTPFields()
                 headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
                 headers[.cacheControl] = "no-store"
                 let body = ByteBuffer(bytes: metricsRegistry.emitToBuffer())
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
             }
+            router.get("metrics") { _, _ in metrics() }
+            router.head("metrics") { _, _ in Self.headOnly(metrics()) }
         }
         router.get("**") { request, _ in
             await self.respond(to: request)
         }
-        // Hummingbird makes HEAD routes for plain paths only: the catch-all needs its own.
         router.head("**") { request, _ in
-            let response = await self.respond(to: request)
-            return Response(status: response.status, headers: Self.headers(of: response), body: ResponseBody())
+            Self.headOnly(await self.respond(to: request))
         }
     }
 
@@ -69,19 +67,24 @@ extension ImageServer {
         headers[.cacheControl] = configuration.maxAge > 0 ? "public, max-age=\(configuration.maxAge)" : "no-cache"
         if result.variesByAccept { headers[.vary] = "Accept" }
         if Self.matches(ifNoneMatch, etag: result.image.etag) {
-            return Response(status: .notModified, headers: headers)
+            // No Content-Length: a 304's would have to be the full response's (RFC 9110, 8.6).
+            var notModified = Response(status: .notModified, headers: headers)
+            notModified.headers[.contentLength] = nil
+            return notModified
         }
         headers[.contentType] = result.image.contentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: result.image.body))
     }
 
-    /// A response's headers with its body's length, for the `HEAD` answer to the same request.
-    private static func headers(of response: Response) -> HTTPFields {
+    /// The answer to `HEAD`: the `GET` response's status and headers (its body's length included), no body.
+    private static func headOnly(_ response: Response) -> Response {
         var headers = response.headers
-        if let length = response.body.contentLength, headers[.contentLength] == nil, response.status != .notModified {
+        if let length = response.body.contentLength, response.status != .notModified {
             headers[.contentLength] = String(length)
         }
-        return headers
+        var head = Response(status: response.status, headers: headers, body: ResponseBody())
+        if response.status == .notModified { head.headers[.contentLength] = nil }
+        return head
     }
 
     /// `If-None-Match` against a strong tag, with the weak comparison RFC 9110 asks for (`W/"x"` matches `"x"`).

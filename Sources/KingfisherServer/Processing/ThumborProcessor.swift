@@ -1,31 +1,37 @@
 public import Foundation
 public import Kingfisher
 
-/// Everything a thumbor URL asks of the pixels, as one Kingfisher processor: trim, manual crop, resize by the fit
-/// mode (`crop` fills the size and crops at the alignment or smartly; `fit-in` fits inside, `adaptive-fit-in`
-/// turns the box to the image's orientation, `full-fit-in` fits the shorter side), `fill`, flips, then the
-/// filters' effects in URL order, with the library's image operations and processors.
+/// Everything a thumbor URL asks of the pixels, as one Kingfisher processor: trim, manual crop (in the source's
+/// coordinates, as thumbor), resize by the fit mode (`crop` fills the size and crops at the alignment or smartly;
+/// `fit-in` fits inside, `adaptive-fit-in` turns the box to the image's orientation, `full-fit-in` fits the shorter
+/// side), flips, then the filters' effects in URL order (`fill` among them), with the library's image operations
+/// and processors.
 ///
 /// Its identifier is built from the options (and the output the server chose), so an in-process retrieval with the
 /// same processor shares the server's cache entries. Data is decoded with shrink-on-load when the geometry allows
 /// (no trim or manual crop, a still image): a photo is never decoded at full size for a thumbnail.
 ///
 /// thumbor's enlarging rules: the `crop` mode enlarges unless `no_upscale()`; the fit modes never enlarge unless
-/// `upscale()`.
+/// `upscale()`. A result (or a `fill` canvas) above ``maximumResultPixels`` fails with
+/// `pixelLimitExceeded` before any pixel of it is computed.
 public struct ThumborProcessor: ImageProcessor {
     public let identifier: String
     public let url: ThumborURL
     public let filters: ThumborFilters
+    /// The most pixels a result may have. 50 megapixels by default.
+    public let maximumResultPixels: Int
 
     /// - Parameter output: what the result is encoded as (`"jpeg:80"`, say): part of the identifier only, so that
     ///   two encodings of one result are cached apart.
-    public init(_ url: ThumborURL, output: String = "") throws(ThumborURLError) {
-        self.init(url, filters: try ThumborFilters(url.filters), output: output)
+    public init(_ url: ThumborURL, output: String = "", maximumResultPixels: Int = 50_000_000) throws(ThumborURLError) {
+        self.init(
+            url, filters: try ThumborFilters(url.filters), output: output, maximumResultPixels: maximumResultPixels)
     }
 
-    init(_ url: ThumborURL, filters: ThumborFilters, output: String) {
+    init(_ url: ThumborURL, filters: ThumborFilters, output: String, maximumResultPixels: Int) {
         self.url = url
         self.filters = filters
+        self.maximumResultPixels = max(1, maximumResultPixels)
         identifier = "kf.ThumborProcessor(\(Self.canonicalOptions(of: url)))" + (output.isEmpty ? "" : "->\(output)")
     }
 
@@ -36,14 +42,25 @@ public struct ThumborProcessor: ImageProcessor {
         case .data(let data): decoded = decode(data, options: options)
         }
         guard let decoded else { return nil }
-        var image = decoded.image
-        let geometry = ProcessingFailure.catching { () throws(VipsError) in
-            try self.applyingGeometry(to: decoded.image, sourceSize: decoded.sourceSize)
+        // Trim and manual crop, on the full image (neither shrinks on load).
+        guard
+            let cut = ProcessingFailure.catching({ () throws(VipsError) in try self.cutting(decoded.image) })
+        else { return nil }
+        let reference = decoded.sourceSize ?? (cut.pixelWidth, cut.pixelHeight)
+        let box = box(forWidth: reference.0, height: reference.1)
+        let size = resultSize(forWidth: reference.0, height: reference.1)
+        if size.width * size.height > maximumResultPixels {
+            return ProcessingFailure.fail(
+                with: .processorError(
+                    reason: .pixelLimitExceeded(width: size.width, height: size.height, limit: maximumResultPixels)))
         }
-        guard let shaped = geometry else { return nil }
-        image = shaped
+        guard
+            var image = ProcessingFailure.catching({ () throws(VipsError) in
+                try self.shaping(cut, resizedTo: size, box: box)
+            })
+        else { return nil }
         for effect in filters.effects {
-            guard let next = apply(effect, to: image, options: options) else { return nil }
+            guard let next = apply(effect, to: image, box: box, options: options) else { return nil }
             image = next
         }
         return image
@@ -57,7 +74,8 @@ public struct ThumborProcessor: ImageProcessor {
         _ data: Data, options: KingfisherParsedOptionsInfo
     ) -> (image: KFCrossPlatformImage, sourceSize: (Int, Int)?)? {
         let format = data.kf.imageFormat
-        let canShrink = url.trim == nil && url.crop == nil && format != .GIF && format != .unknown
+        let canShrink =
+            url.trim == nil && url.crop == nil && format != .GIF && format != .unknown && !Self.isAnimatedWebP(data)
         if canShrink, let (width, height) = ImageHeaderSize.of(data) {
             // The header's size is before EXIF orientation: the larger scale of both orientations is safe.
             let scale = max(
@@ -79,6 +97,13 @@ public struct ThumborProcessor: ImageProcessor {
         return (image.kf.scaled(to: 1), nil)
     }
 
+    /// Whether WebP data is an animation (the VP8X chunk's animation flag): shrinking on load keeps one frame.
+    static func isAnimatedWebP(_ data: Data) -> Bool {
+        let bytes = Array(data.prefix(21))
+        guard bytes.count == 21, bytes[12..<16].elementsEqual(Array("VP8X".utf8)) else { return false }
+        return bytes[20] & 0x02 != 0
+    }
+
     // MARK: - Geometry
 
     private var upscales: Bool { filters.upscale ?? (url.fit == .crop) }
@@ -94,7 +119,9 @@ public struct ThumborProcessor: ImageProcessor {
         }
         var boxWidth = side(url.width, original: width)
         var boxHeight = side(url.height, original: height)
-        if url.fit == .adaptiveFitIn, let w = boxWidth, let h = boxHeight, (width > height) != (w > h), w != h {
+        if url.fit == .adaptiveFitIn, let w = boxWidth, let h = boxHeight, width != height, w != h,
+            (width > height) != (w > h)
+        {
             swap(&boxWidth, &boxHeight)
         }
         return (boxWidth, boxHeight)
@@ -116,6 +143,14 @@ public struct ThumborProcessor: ImageProcessor {
         return scale == 1 ? nil : scale
     }
 
+    /// The size the image is resized to (before the crop of the `crop` mode).
+    private func resultSize(forWidth width: Int, height: Int) -> (width: Int, height: Int) {
+        let scale = resizeScale(forWidth: width, height: height) ?? 1
+        let resizedWidth = max(1, Int(min((CGFloat(width) * scale).rounded(), 1e9)))
+        let resizedHeight = max(1, Int(min((CGFloat(height) * scale).rounded(), 1e9)))
+        return (resizedWidth, resizedHeight)
+    }
+
     private var alignment: CGPoint {
         let x: CGFloat =
             switch url.horizontalAlignment {
@@ -132,39 +167,38 @@ public struct ThumborProcessor: ImageProcessor {
         return CGPoint(x: x, y: y)
     }
 
-    /// - Parameter sourceSize: the size of the source `source` was shrunk from on load (sizes are worked out from
-    ///   it, so they come out as from the full image); `nil` when `source` is the full image.
-    private func applyingGeometry(
-        to source: KFCrossPlatformImage, sourceSize: (Int, Int)?
+    /// Trim, then the manual crop, whose coordinates are the source's (thumbor moves them by what the trim cut
+    /// away): the part of the crop rectangle inside the trimmed image. A crop with nothing inside is ignored.
+    private func cutting(_ source: KFCrossPlatformImage) throws(VipsError) -> KFCrossPlatformImage {
+        var left = 0
+        var top = 0
+        var right = source.pixelWidth
+        var bottom = source.pixelHeight
+        if let trim = url.trim,
+            let kept = try source.trimRectangle(
+                reference: trim.corner == .topLeft ? .topLeft : .bottomRight, tolerance: Double(trim.tolerance))
+        {
+            (left, top, right, bottom) = (kept.x, kept.y, kept.x + kept.width, kept.y + kept.height)
+        }
+        if let crop = url.crop {
+            let clipped = (max(left, crop.left), max(top, crop.top), min(right, crop.right), min(bottom, crop.bottom))
+            if clipped.0 < clipped.2, clipped.1 < clipped.3 { (left, top, right, bottom) = clipped }
+        }
+        guard left > 0 || top > 0 || right < source.pixelWidth || bottom < source.pixelHeight else { return source }
+        return try source.croppingPixels(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// Resize to `size`, the crop of the `crop` mode (at the alignment, or smart), and the flips.
+    private func shaping(
+        _ source: KFCrossPlatformImage, resizedTo size: (width: Int, height: Int), box: (width: Int?, height: Int?)
     ) throws(VipsError) -> KFCrossPlatformImage {
         var image = source
-        if let trim = url.trim {
-            image = try image.trimming(
-                reference: trim.corner == .topLeft ? .topLeft : .bottomRight, tolerance: Double(trim.tolerance))
+        if size.width != image.pixelWidth || size.height != image.pixelHeight {
+            image = try image.resizing(to: CGSize(width: size.width, height: size.height))
         }
-        if let crop = url.crop, crop.right > crop.left, crop.bottom > crop.top {
-            image = try image.croppingPixels(
-                x: crop.left, y: crop.top, width: crop.right - crop.left, height: crop.bottom - crop.top)
-        }
-        let (width, height) = sourceSize ?? (image.pixelWidth, image.pixelHeight)
-        let (boxWidth, boxHeight) = box(forWidth: width, height: height)
-        let scale = resizeScale(forWidth: width, height: height) ?? 1
-        let size = CGSize(
-            width: max(1, (CGFloat(width) * scale).rounded()), height: max(1, (CGFloat(height) * scale).rounded()))
-        if Int(size.width) != image.pixelWidth || Int(size.height) != image.pixelHeight {
-            image = try image.resizing(to: size)
-        }
-        if url.fit == .crop, let w = boxWidth, let h = boxHeight, w < image.pixelWidth || h < image.pixelHeight {
-            let size = CGSize(width: min(w, image.pixelWidth), height: min(h, image.pixelHeight))
-            image = url.smart ? try image.smartCropping(to: size) : try image.cropping(to: size, anchorOn: alignment)
-        }
-        if url.fit != .crop, let fill = filters.fill, let w = boxWidth, let h = boxHeight {
-            let colour: KFCrossPlatformColor =
-                switch fill {
-                case .color(let colour): colour
-                case .transparent: .clear
-                }
-            image = try image.padding(toPixelWidth: w, height: h, color: colour, anchorOn: alignment)
+        if url.fit == .crop, let w = box.width, let h = box.height, w < image.pixelWidth || h < image.pixelHeight {
+            let crop = CGSize(width: min(w, image.pixelWidth), height: min(h, image.pixelHeight))
+            image = url.smart ? try image.smartCropping(to: crop) : try image.cropping(to: crop, anchorOn: alignment)
         }
         return try image.flipping(horizontally: url.flipsHorizontally, vertically: url.flipsVertically)
     }
@@ -172,10 +206,28 @@ public struct ThumborProcessor: ImageProcessor {
     // MARK: - Effects
 
     private func apply(
-        _ effect: ThumborFilters.Effect, to image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo
+        _ effect: ThumborFilters.Effect, to image: KFCrossPlatformImage, box: (width: Int?, height: Int?),
+        options: KingfisherParsedOptionsInfo
     ) -> KFCrossPlatformImage? {
         let processor: any ImageProcessor
         switch effect {
+        case .fill(let fill):
+            // The image on a canvas of the size asked for, at the alignment; nothing to do without both sides.
+            guard let w = box.width, let h = box.height else { return image }
+            let canvas = (max(w, image.pixelWidth), max(h, image.pixelHeight))
+            if canvas.0 * canvas.1 > maximumResultPixels {
+                return ProcessingFailure.fail(
+                    with: .processorError(
+                        reason: .pixelLimitExceeded(width: canvas.0, height: canvas.1, limit: maximumResultPixels)))
+            }
+            let colour: KFCrossPlatformColor =
+                switch fill {
+                case .color(let colour): colour
+                case .transparent: .clear
+                }
+            return ProcessingFailure.catching { () throws(VipsError) in
+                try image.padding(toPixelWidth: w, height: h, color: colour, anchorOn: alignment)
+            }
         case .blur(let sigma): processor = BlurImageProcessor(blurRadius: sigma)
         case .roundCorners(let radius, let fill):
             processor = RoundCornerImageProcessor(cornerRadius: radius, backgroundColor: fill)

@@ -24,9 +24,18 @@ struct ResultPlan: Sendable {
                 format = .WebP
             }
         }
+        // A box that is the result's size (crop mode, a fill, or enlarging) is refused before anything is fetched.
+        if case .pixels(let width) = url.width, case .pixels(let height) = url.height,
+            url.fit == .crop || filters.fills || filters.upscale == true,
+            width.multipliedReportingOverflow(by: height).partialValue > configuration.maximumResultPixels
+        {
+            throw .resultTooLarge(width: width, height: height, limit: configuration.maximumResultPixels)
+        }
         let quality = filters.quality ?? configuration.defaultQuality
         serializer = ResultSerializer(format: format, quality: quality)
-        processor = ThumborProcessor(url, filters: filters, output: "\(format?.fileExtension ?? "source"):\(quality)")
+        processor = ThumborProcessor(
+            url, filters: filters, output: "\(format?.fileExtension ?? "source"):\(quality)",
+            maximumResultPixels: configuration.maximumResultPixels)
     }
 
     /// Whether an `Accept` header lists `mediaType` with a quality above zero.

@@ -8,9 +8,13 @@ struct ResultSerializer: DefaultDecodingCacheSerializer {
     let format: ImageFormat?
     /// 1...100, for lossy formats.
     let quality: Int
+    /// The source's format when the pipeline hands over no original bytes (a result made from a cached original,
+    /// as Kingfisher does it): read from the cached original's first bytes.
+    var sourceFormat: @Sendable () -> ImageFormat? = { nil }
 
     func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
-        let format = self.format ?? Self.keptFormat(of: original)
+        let known = original.map { $0.kf.imageFormat } ?? sourceFormat() ?? .unknown
+        let format = self.format ?? Self.keptFormat(of: known)
         return image.kf.data(format: format, compressionQuality: CGFloat(max(1, min(quality, 100))) / 100)
     }
 
@@ -19,10 +23,6 @@ struct ResultSerializer: DefaultDecodingCacheSerializer {
     }
 
     /// The source's format when the server writes it, else PNG.
-    static func keptFormat(of original: Data?) -> ImageFormat {
-        keptFormat(of: original?.kf.imageFormat ?? .unknown)
-    }
-
     static func keptFormat(of format: ImageFormat) -> ImageFormat {
         switch format {
         case .JPEG: .JPEG

@@ -41,6 +41,22 @@ enum AddressClass: String, Sendable, Hashable {
             self.init(ipv4: Array(b[12..<16]))  // 64:ff9b::a.b.c.d (NAT64)
             return
         }
+        if b[0..<8].allSatisfy({ $0 == 0 }), b[8] == 0xff, b[9] == 0xff, b[10] == 0, b[11] == 0 {
+            self.init(ipv4: Array(b[12..<16]))  // ::ffff:0:a.b.c.d (IPv4-translated)
+            return
+        }
+        if b[0] == 0x20, b[1] == 0x02 {
+            self.init(ipv4: Array(b[2..<6]))  // 2002:aabb:ccdd::/48 (6to4)
+            return
+        }
+        if b[0] == 0x00, b[1] == 0x64, b[2] == 0xff, b[3] == 0x9b, b[4] == 0x00, b[5] == 0x01 {
+            self = .private  // 64:ff9b:1::/48, local-use NAT64
+            return
+        }
+        if b[0] == 0x20, b[1] == 0x01, b[2] == 0, b[3] == 0 {
+            self = .private  // 2001::/32, Teredo: an IPv4 address hides inside, obfuscated
+            return
+        }
         if b[0..<15].allSatisfy({ $0 == 0 }) {
             self = b[15] == 1 ? .loopback : .unspecified  // ::1, ::
             return

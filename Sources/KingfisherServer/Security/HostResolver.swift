@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherLocking
 
 #if canImport(Glibc)
     import Glibc
@@ -22,13 +23,22 @@ struct ResolvedAddress: Sendable, Hashable, CustomStringConvertible {
 
 /// Resolves host names with the system resolver (getaddrinfo, as the HTTP client does), off the caller's thread.
 enum HostResolver {
-    /// Every address `host` resolves to; empty when it resolves to none. An IP literal resolves to itself.
-    static func addresses(of host: String) async -> [ResolvedAddress] {
+    /// Every address `host` resolves to; empty when it resolves to none, or not within `timeout` seconds (the
+    /// lookup itself cannot be stopped: it finishes on its thread, and its answer is dropped). An IP literal
+    /// resolves to itself.
+    static func addresses(of host: String, timeout: TimeInterval) async -> [ResolvedAddress] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: resolve(name))
+        let answered = Locked(false)
+        return await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<[ResolvedAddress], Never>) in
+            @Sendable func answer(_ addresses: [ResolvedAddress]) {
+                let first = answered.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: addresses) }
             }
+            DispatchQueue.global().async { answer(resolve(name)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(0.001, min(timeout, 3600))) { answer([]) }
         }
     }
 

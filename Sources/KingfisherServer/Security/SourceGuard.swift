@@ -15,6 +15,8 @@ import Kingfisher
 ///   that moment (rebinding) is not caught here. Put the server behind an egress firewall where that matters.
 struct SourceGuard: ImageDownloadRedirectHandler {
     let allowedSources: [ImageServer.AllowedSource]
+    /// How long a host name may take to resolve; a slower one is refused as unresolvable.
+    var resolutionTimeout: TimeInterval = 10
 
     /// Throws ``ImageServerError`` when `url` may not be fetched.
     func check(_ url: URL) async throws(ImageServerError) {
@@ -29,7 +31,7 @@ struct SourceGuard: ImageDownloadRedirectHandler {
             }
             return
         }
-        let addresses = await HostResolver.addresses(of: host)
+        let addresses = await HostResolver.addresses(of: host, timeout: resolutionTimeout)
         guard !addresses.isEmpty else { throw .unresolvableHost }
         if let refused = addresses.first(where: { $0.addressClass != .public }) {
             throw .forbiddenAddress(refused.addressClass)

@@ -73,6 +73,9 @@ extension ImageServer {
         public var originTimeout: TimeInterval = 10
         /// The largest source accepted, in bytes (`413` past it).
         public var maximumSourceBytes = 50 * 1024 * 1024
+        /// The most pixels a result (or a `fill` canvas) may have; a larger one is a `400` before its pixels are
+        /// computed. 50 megapixels by default.
+        public var maximumResultPixels = 50_000_000
         /// Decode limits and concurrency (source pixels: `400` past them, before any decoding).
         public var engine = ImageEngine.Configuration()
         /// Bytes of encoded results kept in memory for repeated requests (the disk cache keeps the rest).

@@ -80,11 +80,10 @@ extension ImageServer {
             try await sourceGuard.check(resource.downloadURL)
         }
         // A result in the source's format made from a cached original gets no original bytes from the pipeline
-        // (Kingfisher's rule): the format is read from the cached original's first bytes instead.
+        // (Kingfisher's rule): the serializer reads the format from the cached original's first bytes instead.
         var serializer = plan.serializer
-        if serializer.format == nil, let format = cachedOriginalFormat(of: source) {
-            serializer = ResultSerializer(format: ResultSerializer.keptFormat(of: format), quality: serializer.quality)
-        }
+        let originalFile = cache.diskStorage.cacheFileURL(forKey: source.cacheKey)
+        serializer.sourceFormat = { Self.format(ofFileAt: originalFile) }
         let options: KingfisherOptionsInfo = [
             .processor(plan.processor), .cacheSerializer(serializer), .cacheOriginalImage, .waitForCache,
             .redirectHandler(sourceGuard),
@@ -101,10 +100,9 @@ extension ImageServer {
         return remember(ServedImage(data: data), forKey: key, from: .made)
     }
 
-    /// The format of the cached original of `source`, from its first bytes; `nil` when it is not cached.
-    private func cachedOriginalFormat(of source: Source) -> ImageFormat? {
-        let path = manager.cache.diskStorage.cacheFileURL(forKey: source.cacheKey).path
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    /// The format of the image file at `url`, from its first bytes; `nil` when there is none.
+    private static func format(ofFileAt url: URL) -> ImageFormat? {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return nil }
         let format = ImageFormat(sniffing: head)

@@ -58,7 +58,7 @@ public final class ImageServer: Sendable {
         self.logger = logger
         cache.memoryStorage.config.totalCostLimit = 32 * 1024 * 1024
         var httpClient = ImageDownloader.Configuration.defaultHTTPClientConfiguration
-        let timeout = TimeAmount.milliseconds(Int64(max(0.001, configuration.originTimeout) * 1000))
+        let timeout = TimeAmount.milliseconds(Int64(min(max(0.001, configuration.originTimeout), 86_400) * 1000))
         httpClient.timeout.connect = timeout
         httpClient.timeout.read = timeout
         let downloader = ImageDownloader(
@@ -78,7 +78,8 @@ public final class ImageServer: Sendable {
         manager.httpCachePolicy = .followsResponseHeaders
         manager.logger = logger
         self.manager = manager
-        sourceGuard = SourceGuard(allowedSources: configuration.allowedSources)
+        sourceGuard = SourceGuard(
+            allowedSources: configuration.allowedSources, resolutionTimeout: configuration.originTimeout)
         locator = SourceLocator(rootDirectory: configuration.rootDirectory)
         recentResults = MemoryStorage.Backend(
             config: MemoryStorage.Config(totalCostLimit: max(0, configuration.resultMemoryBytes)))

@@ -35,9 +35,11 @@ public struct ThumborFilters: Sendable, Hashable {
         case saturation(Double)
         /// `rotate(degrees)`: anticlockwise, in quarter turns.
         case rotate(quarterTurns: Int)
+        /// `fill(colour)`: the image on a canvas of the size asked for (it is smaller after `fit-in`).
+        case fill(Fill)
     }
 
-    /// What `fill(...)` paints around an image fitted in (`fit-in`) to make it exactly the size asked for.
+    /// What `fill(...)` paints around an image (fitted in, say) to make it exactly the size asked for.
     public enum Fill: Sendable, Hashable {
         case color(KFCrossPlatformColor)
         case transparent
@@ -49,8 +51,15 @@ public struct ThumborFilters: Sendable, Hashable {
     public var format: OutputFormat?
     /// `upscale()` (true) or `no_upscale()` (false); `nil` leaves the fit mode's default.
     public var upscale: Bool?
-    public var fill: Fill?
     public var effects: [Effect] = []
+
+    /// Whether a `fill` is among the effects.
+    public var fills: Bool {
+        effects.contains {
+            if case .fill = $0 { return true }
+            return false
+        }
+    }
 
     public init() {}
 
@@ -110,7 +119,7 @@ public struct ThumborFilters: Sendable, Hashable {
             effects.append(.rotate(quarterTurns: degrees / 90))
         case "fill":
             try reader.expectCount(1...2)
-            fill = try Self.fill(named: filter.arguments[0], reader: reader)
+            effects.append(.fill(try Self.fill(named: filter.arguments[0], reader: reader)))
         case "upscale":
             try reader.expectCount(0...0)
             upscale = true

@@ -264,6 +264,7 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
     case malformedFilters(String)
     case unknownFilter(String)
     case badFilterArgument(filter: String, reason: String)
+    case resultTooLarge(width: Int, height: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -275,6 +276,8 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
         case .malformedFilters(let text): "malformed filters \"\(text)\""
         case .unknownFilter(let name): "unknown filter \"\(name)\""
         case .badFilterArgument(let filter, let reason): "bad argument of filter \"\(filter)\": \(reason)"
+        case .resultTooLarge(let width, let height, let limit):
+            "a \(width) x \(height) result is more than the limit of \(limit) pixels"
         }
     }
 }

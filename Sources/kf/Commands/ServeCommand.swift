@@ -71,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most pixels a source may have. Default 100000000.", valueName: "PIXELS"))
     var maxSourcePixels: Int?
 
+    @Option(help: ArgumentHelp("The most pixels a result may have. Default 50000000.", valueName: "PIXELS"))
+    var maxResultPixels: Int?
+
     @Option(help: ArgumentHelp("Results made at once. Default: twice the cores.", valueName: "N"))
     var maxActive: Int?
 
@@ -111,7 +114,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.autoAVIF = autoAvif || environment.flag("AUTO_AVIF")
         if let value = try maxAge ?? environment.integer("MAX_AGE") { configuration.maxAge = max(0, value) }
         if let value = try originTimeout ?? environment.number("ORIGIN_TIMEOUT") {
+            guard value > 0, value <= 3600 else { throw ValidationError("--origin-timeout must be 0 to 3600 seconds.") }
             configuration.originTimeout = value
+        }
+        if let value = try maxResultPixels ?? environment.integer("MAX_RESULT_PIXELS") {
+            configuration.maximumResultPixels = max(1, value)
         }
         if let value = try maxSourceBytes ?? environment.integer("MAX_SOURCE_BYTES") {
             configuration.maximumSourceBytes = value
@@ -128,6 +135,10 @@ struct ServeCommand: AsyncParsableCommand {
         let port = try port ?? environment.integer("PORT") ?? 8888
         let host = host ?? environment.string("HOST") ?? "127.0.0.1"
         let shutdown = try shutdownTimeout ?? environment.number("SHUTDOWN_TIMEOUT") ?? 20
+        guard shutdown >= 0, shutdown <= 3600 else {
+            throw ValidationError("--shutdown-timeout must be 0 to 3600 seconds.")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
         let level = try Self.level(logLevel ?? environment.string("LOG_LEVEL") ?? "info")
 
         LoggingSystem.bootstrap { label in
