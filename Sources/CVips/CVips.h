@@ -26,6 +26,9 @@ static inline void cvips_silence_warnings(void) {
 }
 
 static inline void cvips_set_operation_cache_max(int max) { vips_cache_set_max(max); }
+/// libvips' run-time compiled vector code (liborc): off or on, and whether it is on.
+static inline void cvips_set_vector_enabled(int enabled) { vips_vector_set_enabled(enabled); }
+static inline int cvips_vector_enabled(void) { return vips_vector_isenabled(); }
 
 /// glibc: allocations of `bytes` or more get their own mapping (returned to the system when freed) and the
 /// adaptive threshold is switched off. Returns 1 when it took effect; 0 on other C libraries.
