@@ -9,10 +9,7 @@ enum VipsRuntime {
         // libvips' operation cache keys buffer loads by address; a reused address could then return a stale
         // image. Kingfisher has caches of its own, so the operation cache is switched off.
         cvips_set_operation_cache_max(0)
-        // libvips 8.14 runs its resampling and convolution kernels as code liborc compiles at run time. Under
-        // concurrent thumbnails (kf serve, 16 connections) liborc 0.4.33 (Debian 12's) crashed the process with a
-        // segfault inside its generated code; the plain C kernels are as fast here (kf serve cold: 150-175
-        // requests/s either way), so the vector code is off (what VIPS_NOVECTOR=1 does; libvips 8.15 dropped orc).
+        // liborc's run-time compiled kernels are off unless asked for (ImageEngine.usesVectorCode says why).
         cvips_set_vector_enabled(0)
         // Warnings are about damage libvips worked around; a server library must not print them to stderr.
         cvips_silence_warnings()
