@@ -1,0 +1,133 @@
+// GTK 4 for Swift: the library's headers, and small wrappers for what Swift cannot call directly (GObject cast
+// macros, signal connections with C callbacks, GLib sources carrying a Swift closure).
+#include <gtk/gtk.h>
+#include <glib-unix.h>
+#include <unistd.h>
+
+// MARK: - Casts (GTK's macros check the type at run time; these are the same casts for Swift)
+
+static inline GtkWindow *cgtk_window(GtkWidget *widget) { return GTK_WINDOW(widget); }
+static inline GtkOverlay *cgtk_overlay(GtkWidget *widget) { return GTK_OVERLAY(widget); }
+static inline GtkPicture *cgtk_picture(GtkWidget *widget) { return GTK_PICTURE(widget); }
+static inline GtkSpinner *cgtk_spinner(GtkWidget *widget) { return GTK_SPINNER(widget); }
+static inline GdkPaintable *cgtk_texture_paintable(GdkTexture *texture) { return GDK_PAINTABLE(texture); }
+static inline void cgtk_object_unref(void *object) { g_object_unref(object); }
+static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }
+static inline void *cgtk_object_ref_sink(void *object) { return g_object_ref_sink(object); }
+
+// MARK: - Running closures on the main context
+
+typedef void (*cgtk_function)(void *data);
+/// Runs `function(data)` once on the default main context (the GTK thread).
+typedef struct {
+    cgtk_function function;
+    void *data;
+} cgtk_call;
+static gboolean cgtk_invoke_trampoline(gpointer data) {
+    cgtk_call *call = data;
+    call->function(call->data);
+    g_free(call);
+    return G_SOURCE_REMOVE;
+}
+static inline void cgtk_invoke(cgtk_function function, void *data) {
+    cgtk_call *call = g_new(cgtk_call, 1);
+    call->function = function;
+    call->data = data;
+    g_main_context_invoke_full(NULL, G_PRIORITY_DEFAULT, cgtk_invoke_trampoline, call, NULL);
+}
+/// Whether the calling thread owns the default main context (is the GTK thread).
+static inline int cgtk_is_main_thread(void) { return g_main_context_is_owner(g_main_context_default()); }
+
+// MARK: - Dispatch's main queue, drained from the GLib main loop
+
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *message);
+
+static gboolean cgtk_dispatch_main_queue_ready(gint fd, GIOCondition condition, gpointer data) {
+    guint64 count;
+    // The descriptor is libdispatch's non-blocking eventfd: reset it, then run what the main queue holds.
+    while (read(fd, &count, sizeof count) == sizeof count) {}
+    _dispatch_main_queue_callback_4CF(NULL);
+    return G_SOURCE_CONTINUE;
+}
+/// Makes the default main context run `DispatchQueue.main`'s work (as Foundation's run loop does elsewhere).
+static inline guint cgtk_attach_dispatch_main_queue(void) {
+    return g_unix_fd_add(_dispatch_get_main_queue_handle_4CF(), G_IO_IN, cgtk_dispatch_main_queue_ready, NULL);
+}
+
+// MARK: - Frame clock
+
+typedef gboolean (*cgtk_tick_function)(void *data, gint64 frame_time);
+typedef struct {
+    cgtk_tick_function function;
+    void *data;
+    cgtk_function release;
+} cgtk_tick;
+static gboolean cgtk_tick_trampoline(GtkWidget *widget, GdkFrameClock *clock, gpointer data) {
+    cgtk_tick *tick = data;
+    return tick->function(tick->data, gdk_frame_clock_get_frame_time(clock));
+}
+static void cgtk_tick_release(gpointer data) {
+    cgtk_tick *tick = data;
+    tick->release(tick->data);
+    g_free(tick);
+}
+/// Calls `function(data, frame time in µs)` before every frame of `widget` until it returns FALSE (or the widget
+/// goes away); then `release(data)`.
+static inline guint cgtk_add_tick(GtkWidget *widget, cgtk_tick_function function, void *data, cgtk_function release) {
+    cgtk_tick *tick = g_new(cgtk_tick, 1);
+    tick->function = function;
+    tick->data = data;
+    tick->release = release;
+    return gtk_widget_add_tick_callback(widget, cgtk_tick_trampoline, tick, cgtk_tick_release);
+}
+
+// MARK: - Textures and screenshots
+
+/// A texture of `width` x `height` straight (not premultiplied) RGBA bytes, copied.
+static inline GdkTexture *cgtk_texture_rgba(const guint8 *pixels, int width, int height) {
+    GBytes *bytes = g_bytes_new(pixels, (gsize)width * height * 4);
+    GdkTexture *texture = gdk_memory_texture_new(width, height, GDK_MEMORY_R8G8B8A8, bytes, (gsize)width * 4);
+    g_bytes_unref(bytes);
+    return texture;
+}
+
+/// What `widget` shows now, rendered by its window's renderer into straight RGBA bytes (g_free them);
+/// NULL when it is not realised or has no size.
+static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int *height) {
+    int w = gtk_widget_get_width(widget);
+    int h = gtk_widget_get_height(widget);
+    GtkNative *native = gtk_widget_get_native(widget);
+    if (w <= 0 || h <= 0 || native == NULL) return NULL;
+    GskRenderer *renderer = gtk_native_get_renderer(native);
+    if (renderer == NULL) return NULL;
+    GdkPaintable *paintable = gtk_widget_paintable_new(widget);
+    GtkSnapshot *snapshot = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, GDK_SNAPSHOT(snapshot), w, h);
+    g_object_unref(paintable);
+    GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
+    if (node == NULL) return NULL;
+    graphene_rect_t area = GRAPHENE_RECT_INIT(0, 0, w, h);
+    GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &area);
+    gsk_render_node_unref(node);
+    int tw = gdk_texture_get_width(texture);
+    int th = gdk_texture_get_height(texture);
+    guint8 *bgra = g_malloc((gsize)tw * th * 4);
+    gdk_texture_download(texture, bgra, (gsize)tw * 4);  // premultiplied B8G8R8A8 (cairo's layout)
+    g_object_unref(texture);
+    for (gsize i = 0; i < (gsize)tw * th; i++) {
+        guint8 b = bgra[i * 4], g = bgra[i * 4 + 1], r = bgra[i * 4 + 2], a = bgra[i * 4 + 3];
+        if (a > 0 && a < 255) {
+            r = (guint8)MIN(255, r * 255 / a);
+            g = (guint8)MIN(255, g * 255 / a);
+            b = (guint8)MIN(255, b * 255 / a);
+        }
+        bgra[i * 4] = r;
+        bgra[i * 4 + 1] = g;
+        bgra[i * 4 + 2] = b;
+        bgra[i * 4 + 3] = a;
+    }
+    *width = tw;
+    *height = th;
+    return bgra;
+}

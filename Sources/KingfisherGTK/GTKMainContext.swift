@@ -1,0 +1,47 @@
+public import CGtk
+
+/// A GTK object pointer that may cross threads but is only used on the GTK main context.
+// @unchecked: GTK objects are not thread-safe; every use of `pointer` happens inside GTKMainContext.perform.
+public struct GTKObject<Pointee>: @unchecked Sendable {
+    public let pointer: UnsafeMutablePointer<Pointee>
+
+    public init(_ pointer: UnsafeMutablePointer<Pointee>) {
+        self.pointer = pointer
+    }
+}
+
+/// The GTK main context (GLib's default context, which the GTK thread runs): every GTK call belongs there.
+///
+/// Kingfisher calls a target from whatever thread finished the work; ``KFImageView`` hops here with
+/// ``perform(_:)``. A GTK program also gets `DispatchQueue.main` drained from its GLib main loop after
+/// ``attachDispatchMainQueue()``, so `CallbackQueue.mainAsync` and `.mainCurrentOrAsync` work in it.
+public enum GTKMainContext {
+    /// Whether the calling thread runs the GTK main context.
+    public static var isCurrent: Bool { cgtk_is_main_thread() != 0 }
+
+    /// Runs `body` on the GTK main context: at once when called there, else at its next iteration.
+    public static func perform(_ body: @escaping @Sendable () -> Void) {
+        if isCurrent {
+            body()
+            return
+        }
+        let box = Unmanaged.passRetained(Work(body)).toOpaque()
+        cgtk_invoke(
+            { pointer in
+                guard let pointer else { return }
+                let work = Unmanaged<Work>.fromOpaque(pointer).takeRetainedValue()
+                work.body()
+            }, box)
+    }
+
+    /// Makes the GLib main loop run `DispatchQueue.main`'s work, as Foundation's run loop does elsewhere. Call once,
+    /// on the GTK thread, in a program whose main thread runs GTK.
+    public static func attachDispatchMainQueue() {
+        _ = cgtk_attach_dispatch_main_queue()
+    }
+
+    final class Work: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+}

@@ -1,0 +1,117 @@
+import CGtk
+import Foundation
+import Kingfisher
+import KingfisherLocking
+import KingfisherTestSupport
+import Testing
+
+@testable import KingfisherGTK
+
+/// The view in a real GTK window (Xvfb in CI), loading from a loopback server.
+@Suite(.enabled(if: GTKTestLoop.available, "needs a display (run under xvfb-run)"), .serialized)
+struct KFImageViewTests {
+    private static func solidPNG(width: Int, height: Int, rgba: [UInt8]) throws -> Data {
+        let pixels = [UInt8]((0..<width * height).flatMap { _ in rgba })
+        return try #require(
+            try KFCrossPlatformImage(rgbaPixels: pixels, width: width, height: height).kf.pngRepresentation())
+    }
+
+    private static func temporaryCache() throws -> ImageCache {
+        try ImageCache(
+            name: "gtk-test",
+            cacheDirectoryURL: FileManager.default.temporaryDirectory
+                .appendingPathComponent("kf-gtk-\(UUID().uuidString)"))
+    }
+
+    /// The view's RGBA pixel at (x, y) as drawn now.
+    private static func pixel(of view: KFImageView, x: Int, y: Int) async -> [UInt8]? {
+        let widget = view.widget
+        return await onGTK { () -> [UInt8]? in
+            var width: Int32 = 0
+            var height: Int32 = 0
+            guard let rgba = cgtk_widget_render_rgba(widget.pointer, &width, &height) else { return nil }
+            defer { g_free(rgba) }
+            guard x < width, y < height else { return nil }
+            let offset = (y * Int(width) + x) * 4
+            return (0..<4).map { rgba[offset + $0] }
+        }
+    }
+
+    @Test func aLabelPlaceholderAndASpinnerWhileLoadingThenTheImage() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        server.route(
+            "/red.png",
+            TestHTTPServer.Route(body: try Self.solidPNG(width: 120, height: 80, rgba: [220, 20, 20, 255]), held: true))
+        let (view, label) = await onGTK { () -> (KFImageView, GTKObject<GtkWidget>) in
+            let window = gtk_window_new()!
+            gtk_window_set_default_size(cgtk_window(window), 120, 80)
+            let view = KFImageView(width: 120, height: 80)
+            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
+            gtk_window_present(cgtk_window(window))
+            return (view, GTKObject(gtk_label_new("Loading")!))
+        }
+        view.kf.indicatorType = .activity
+        let finished = Locked<Result<RetrieveImageResult, KingfisherError>?>(nil)
+        view.kf.setImage(
+            with: server.url("/red.png"), placeholder: GTKWidgetPlaceholder(label.pointer),
+            options: [.targetCache(try Self.temporaryCache()), .transition(.fade(0.2)), .forceTransition],
+            completionHandler: { result in finished.withLock { $0 = result } })
+        await server.waitForRequests("/red.png")
+        // While the response is held: the label lies over the view and the spinner turns.
+        let overlay = view.widget
+        let spinner = view.spinner
+        #expect(await waitOnGTK { gtk_widget_get_parent(label.pointer) == overlay.pointer })
+        #expect(
+            await waitOnGTK {
+                gtk_widget_get_visible(spinner.pointer) != 0
+                    && gtk_spinner_get_spinning(cgtk_spinner(spinner.pointer)) != 0
+            })
+        server.release("/red.png")
+        #expect(await waitOnGTK { finished.withLock { $0 } != nil })
+        #expect(try finished.withLock { $0 }?.get().image.pixelWidth == 120)
+        // After the fade: the image, without the label or the spinner.
+        #expect(await waitOnGTK { view.frontOpacity >= 1 })
+        #expect(
+            await waitOnGTK {
+                gtk_widget_get_parent(label.pointer) == nil && gtk_widget_get_visible(spinner.pointer) == 0
+            })
+        let centre = try #require(await Self.pixel(of: view, x: 60, y: 40))
+        #expect(centre[0] > 200 && centre[1] < 60 && centre[2] < 60, "\(centre)")
+    }
+
+    @Test func theFadeStartsFromTheOldImageAndEndsOnTheNewOne() async throws {
+        let view = await onGTK { () -> KFImageView in
+            let window = gtk_window_new()!
+            let view = KFImageView(width: 80, height: 80)
+            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
+            gtk_window_present(cgtk_window(window))
+            return view
+        }
+        let blue = try KFCrossPlatformImage(
+            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 20, 220, 255] as [UInt8] }), width: 80, height: 80)
+        let green = try KFCrossPlatformImage(
+            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 220, 20, 255] as [UInt8] }), width: 80, height: 80)
+        view.image = blue
+        #expect(await waitOnGTK { (Self.renderedCentre(view)?[2] ?? 0) > 200 })
+        let done = Locked<Bool?>(nil)
+        view.transition(.fade(1.0), from: blue, to: green) { finished in done.withLock { $0 = finished } }
+        // Mid-fade the centre mixes blue and green; at the end it is green.
+        #expect(await waitOnGTK { view.frontOpacity > 0.2 && view.frontOpacity < 0.8 })
+        let mid = try #require(await Self.pixel(of: view, x: 40, y: 40))
+        #expect(mid[1] > 60 && mid[2] > 60, "\(mid)")
+        #expect(await waitOnGTK { done.withLock { $0 } == true })
+        let end = try #require(await Self.pixel(of: view, x: 40, y: 40))
+        #expect(end[1] > 200 && end[2] < 60, "\(end)")
+    }
+
+    /// On the GTK thread: the centre pixel as drawn now.
+    private static func renderedCentre(_ view: KFImageView) -> [UInt8]? {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard let rgba = cgtk_widget_render_rgba(view.widget.pointer, &width, &height) else { return nil }
+        defer { g_free(rgba) }
+        let offset = (Int(height / 2) * Int(width) + Int(width / 2)) * 4
+        return (0..<4).map { rgba[offset + $0] }
+    }
+}
