@@ -131,3 +131,123 @@ static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int
     *height = th;
     return bgra;
 }
+
+// MARK: - Drawing images with cairo
+
+/// A cairo surface of `width` x `height` straight RGBA pixels, premultiplied and reordered as cairo's ARGB32.
+static inline cairo_surface_t *cgtk_surface_rgba(const guint8 *rgba, int width, int height) {
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) return surface;
+    cairo_surface_flush(surface);
+    guint8 *data = cairo_image_surface_get_data(surface);
+    int stride = cairo_image_surface_get_stride(surface);
+    for (int y = 0; y < height; y++) {
+        guint32 *row = (guint32 *)(data + (gsize)y * stride);
+        const guint8 *source = rgba + (gsize)y * width * 4;
+        for (int x = 0; x < width; x++) {
+            guint32 r = source[x * 4], g = source[x * 4 + 1], b = source[x * 4 + 2], a = source[x * 4 + 3];
+            r = (r * a + 127) / 255;
+            g = (g * a + 127) / 255;
+            b = (b * a + 127) / 255;
+            row[x] = (a << 24) | (r << 16) | (g << 8) | b;
+        }
+    }
+    cairo_surface_mark_dirty(surface);
+    return surface;
+}
+
+static inline void cgtk_surface_destroy(cairo_surface_t *surface) { cairo_surface_destroy(surface); }
+
+/// Draws `surface` fitted inside `width` x `height` (aspect kept, centred) with `alpha`, turned by `angle` radians
+/// about the centre line (axis 0: vertical, a left-right flip; 1: horizontal, a top-bottom flip) and seen in
+/// perspective from a distance of twice the view's size: drawn as 64 strips, each scaled by its depth.
+static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int width, int height, double alpha,
+                                     double angle, int axis) {
+    int sw = cairo_image_surface_get_width(surface);
+    int sh = cairo_image_surface_get_height(surface);
+    if (sw <= 0 || sh <= 0 || width <= 0 || height <= 0) return;
+    double scale = MIN((double)width / sw, (double)height / sh);
+    double fw = sw * scale, fh = sh * scale;
+    double cx = width / 2.0, cy = height / 2.0;
+    if (angle == 0) {
+        cairo_save(cr);
+        cairo_translate(cr, cx - fw / 2, cy - fh / 2);
+        cairo_scale(cr, scale, scale);
+        cairo_set_source_surface(cr, surface, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+        cairo_paint_with_alpha(cr, alpha);
+        cairo_restore(cr);
+        return;
+    }
+    const int strips = 64;
+    double along = axis == 0 ? fw : fh;      // the size across the axis of rotation
+    double source_along = axis == 0 ? sw : sh;
+    double distance = 2.0 * MAX(width, height);
+    double c = cos(angle), s = sin(angle);
+    for (int i = 0; i < strips; i++) {
+        double u0 = -along / 2 + along * i / strips;
+        double u1 = -along / 2 + along * (i + 1) / strips;
+        double p0 = distance / (distance - u0 * s);
+        double p1 = distance / (distance - u1 * s);
+        double a0 = u0 * c * p0, a1 = u1 * c * p1;  // projected positions across the axis
+        double lo = MIN(a0, a1), hi = MAX(a0, a1);
+        if (hi - lo < 0.01) continue;
+        double depth = (p0 + p1) / 2;               // the strip's size along the axis, in perspective
+        double source0 = source_along * i / strips, source1 = source_along * (i + 1) / strips;
+        cairo_save(cr);
+        if (axis == 0) {
+            double h = fh * depth;
+            cairo_rectangle(cr, cx + lo, cy - h / 2, hi - lo, h);
+            cairo_clip(cr);
+            // Mirrored when the strip's order is reversed (the back of the plane).
+            if (a1 >= a0) {
+                cairo_translate(cr, cx + lo, cy - h / 2);
+                cairo_scale(cr, (hi - lo) / (source1 - source0), h / sh);
+            } else {
+                cairo_translate(cr, cx + hi, cy - h / 2);
+                cairo_scale(cr, -(hi - lo) / (source1 - source0), h / sh);
+            }
+            cairo_set_source_surface(cr, surface, -source0, 0);
+        } else {
+            double w = fw * depth;
+            cairo_rectangle(cr, cx - w / 2, cy + lo, w, hi - lo);
+            cairo_clip(cr);
+            if (a1 >= a0) {
+                cairo_translate(cr, cx - w / 2, cy + lo);
+                cairo_scale(cr, w / sw, (hi - lo) / (source1 - source0));
+            } else {
+                cairo_translate(cr, cx - w / 2, cy + hi);
+                cairo_scale(cr, w / sw, -(hi - lo) / (source1 - source0));
+            }
+            cairo_set_source_surface(cr, surface, 0, -source0);
+        }
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+        cairo_paint_with_alpha(cr, alpha);
+        cairo_restore(cr);
+    }
+}
+
+typedef void (*cgtk_draw_function)(void *data, cairo_t *cr, int width, int height);
+typedef struct {
+    cgtk_draw_function function;
+    void *data;
+    cgtk_function release;
+} cgtk_draw;
+static void cgtk_draw_trampoline(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data) {
+    cgtk_draw *draw = data;
+    draw->function(draw->data, cr, width, height);
+}
+static void cgtk_draw_release(gpointer data) {
+    cgtk_draw *draw = data;
+    draw->release(draw->data);
+    g_free(draw);
+}
+/// Makes `function(data, cairo, width, height)` the drawing area's draw function; `release(data)` when replaced.
+static inline void cgtk_set_draw(GtkWidget *area, cgtk_draw_function function, void *data, cgtk_function release) {
+    cgtk_draw *draw = g_new(cgtk_draw, 1);
+    draw->function = function;
+    draw->data = data;
+    draw->release = release;
+    gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(area), cgtk_draw_trampoline, draw, cgtk_draw_release);
+}
+

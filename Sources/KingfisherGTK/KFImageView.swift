@@ -4,24 +4,24 @@ public import Kingfisher
 import KingfisherLocking
 
 /// A GTK 4 widget that shows images loaded with Kingfisher: `imageView.kf.setImage(with: url, placeholder: ...,
-/// options: [.transition(.fade(0.3))])` as on iOS. Its ``widget`` (a `GtkOverlay`) goes into a window like any
-/// GTK widget; the image is a `GtkPicture`, an `.activity` indicator a `GtkSpinner` over it, a widget placeholder
-/// (``GTKWidgetPlaceholder``) is laid over it while loading.
+/// options: [.transition(.flipFromLeft(0.4))])` as on iOS. Its ``widget`` (a `GtkOverlay`) goes into a window like
+/// any GTK widget; the image is drawn in a `GtkDrawingArea` (fitted, centred), an `.activity` indicator is a
+/// `GtkSpinner` over it, a widget placeholder (``GTKWidgetPlaceholder``) is laid over it while loading.
 ///
 /// Create it on the GTK thread. Kingfisher may call it from any thread: every GTK call it makes runs on the GTK
 /// main context (``GTKMainContext``); decoding and processing stay in the pipeline.
 ///
-/// Transitions are drawn on the frame clock: `.fade` cross-fades from the old image to the new one. (The flips are
-/// drawn as fades for now.)
+/// Transitions are drawn on the frame clock: `.fade` cross-fades; `.flipFromLeft/Right/Top/Bottom` turn the view
+/// about its centre line in perspective, the old image on the front face and the new one on the back.
 public final class KFImageView: KingfisherImageTarget {
     public let kingfisherState = KingfisherTargetState()
     /// The widget to put in a window.
     public let widget: GTKObject<GtkWidget>
-    /// Shows the image.
-    let front: GTKObject<GtkWidget>
-    /// Shows the image being faded out during a transition.
-    let back: GTKObject<GtkWidget>
+    /// Where the image is drawn.
+    let canvas: GTKObject<GtkWidget>
     let spinner: GTKObject<GtkWidget>
+    /// What the canvas draws; only touched on the GTK thread.
+    let stage = Stage()
     private let shown = Locked<KFCrossPlatformImage?>(nil)
     /// Bumped by every image set: a transition for an older one stops.
     private let generation = Locked(0)
@@ -31,15 +31,11 @@ public final class KFImageView: KingfisherImageTarget {
     public init(width: Int32 = -1, height: Int32 = -1) {
         precondition(GTKMainContext.isCurrent, "KFImageView must be created on the GTK thread")
         let overlay = gtk_overlay_new()!
-        let back = gtk_picture_new()!
-        let front = gtk_picture_new()!
+        let canvas = gtk_drawing_area_new()!
         let spinner = gtk_spinner_new()!
-        for picture in [back, front] {
-            gtk_picture_set_can_shrink(cgtk_picture(picture), 1)
-            gtk_picture_set_content_fit(cgtk_picture(picture), GTK_CONTENT_FIT_CONTAIN)
-        }
-        gtk_overlay_set_child(cgtk_overlay(overlay), back)
-        gtk_overlay_add_overlay(cgtk_overlay(overlay), front)
+        gtk_widget_set_hexpand(canvas, 1)
+        gtk_widget_set_vexpand(canvas, 1)
+        gtk_overlay_set_child(cgtk_overlay(overlay), canvas)
         gtk_widget_set_halign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_size_request(spinner, 32, 32)
@@ -49,9 +45,18 @@ public final class KFImageView: KingfisherImageTarget {
         // The view keeps its widget alive, whatever the window does with it.
         _ = cgtk_object_ref_sink(overlay)
         widget = GTKObject(overlay)
-        self.front = GTKObject(front)
-        self.back = GTKObject(back)
+        self.canvas = GTKObject(canvas)
         self.spinner = GTKObject(spinner)
+        cgtk_set_draw(
+            canvas,
+            { data, cairo, width, height in
+                guard let data, let cairo else { return }
+                Unmanaged<Stage>.fromOpaque(data).takeUnretainedValue().draw(cairo, Int(width), Int(height))
+            }, Unmanaged.passRetained(stage).toOpaque(),
+            { data in
+                guard let data else { return }
+                Unmanaged<Stage>.fromOpaque(data).release()
+            })
     }
 
     deinit {
@@ -64,28 +69,15 @@ public final class KFImageView: KingfisherImageTarget {
         set {
             shown.withLock { $0 = newValue }
             generation.withLock { $0 += 1 }
-            let front = self.front
-            let back = self.back
+            let stage = self.stage
+            let canvas = self.canvas
             GTKMainContext.perform {
-                Self.show(newValue, in: front)
-                Self.show(nil, in: back)
-                gtk_widget_set_opacity(front.pointer, 1)
+                stage.current = Stage.Picture(newValue)
+                stage.previous = nil
+                stage.motion = .still
+                gtk_widget_queue_draw(canvas.pointer)
             }
         }
-    }
-
-    /// Sets `image` as the picture's paintable (a texture of its first frame), or clears it.
-    static func show(_ image: KFCrossPlatformImage?, in picture: GTKObject<GtkWidget>) {
-        guard let image, image.pixelWidth > 0, image.pixelHeight > 0 else {
-            gtk_picture_set_paintable(cgtk_picture(picture.pointer), nil)
-            return
-        }
-        let pixels = image.kf.rgbaPixels()
-        let texture = pixels.withUnsafeBufferPointer {
-            cgtk_texture_rgba($0.baseAddress, Int32(image.pixelWidth), Int32(image.pixelHeight))
-        }
-        gtk_picture_set_paintable(cgtk_picture(picture.pointer), cgtk_texture_paintable(texture))
-        cgtk_object_unref(UnsafeMutableRawPointer(texture))
     }
 
     // MARK: - Indicators
@@ -123,6 +115,7 @@ public final class KFImageView: KingfisherImageTarget {
         completion: @escaping @Sendable (Bool) -> Void
     ) {
         let duration: TimeInterval
+        let kind: Stage.Kind
         switch transition {
         case .none:
             image = newImage
@@ -134,62 +127,122 @@ public final class KFImageView: KingfisherImageTarget {
                 completion(true)
                 return
             }
-            duration = seconds
-        case .fade(let seconds), .flipFromLeft(let seconds), .flipFromRight(let seconds),
-            .flipFromTop(let seconds), .flipFromBottom(let seconds):
-            duration = seconds
+            (duration, kind) = (seconds, .fade)
+        case .fade(let seconds): (duration, kind) = (seconds, .fade)
+        case .flipFromLeft(let seconds): (duration, kind) = (seconds, .flip(axis: 0, sign: 1))
+        case .flipFromRight(let seconds): (duration, kind) = (seconds, .flip(axis: 0, sign: -1))
+        case .flipFromTop(let seconds): (duration, kind) = (seconds, .flip(axis: 1, sign: -1))
+        case .flipFromBottom(let seconds): (duration, kind) = (seconds, .flip(axis: 1, sign: 1))
         }
         shown.withLock { $0 = newImage }
         let mine = generation.withLock { value -> Int in
             value += 1
             return value
         }
-        let fade = Fade(
-            view: self, generation: mine, duration: max(0.001, duration), completion: completion)
-        let front = self.front
-        let back = self.back
+        let motion = Motion(
+            view: self, generation: mine, kind: kind, duration: max(0.001, duration), completion: completion)
+        let stage = self.stage
+        let canvas = self.canvas
         GTKMainContext.perform {
-            Self.show(oldImage, in: back)
-            Self.show(newImage, in: front)
-            gtk_widget_set_opacity(front.pointer, 0)
-            let box = Unmanaged.passRetained(fade).toOpaque()
+            stage.previous = Stage.Picture(oldImage)
+            stage.current = Stage.Picture(newImage)
+            stage.motion = .moving(kind, progress: 0)
+            gtk_widget_queue_draw(canvas.pointer)
+            let box = Unmanaged.passRetained(motion).toOpaque()
             _ = cgtk_add_tick(
-                front.pointer,
+                canvas.pointer,
                 { data, frameTime in
                     guard let data else { return 0 }
-                    return Unmanaged<Fade>.fromOpaque(data).takeUnretainedValue().step(at: Int64(frameTime)) ? 1 : 0
+                    return Unmanaged<Motion>.fromOpaque(data).takeUnretainedValue().step(at: Int64(frameTime)) ? 1 : 0
                 }, box,
                 { data in
                     guard let data else { return }
-                    Unmanaged<Fade>.fromOpaque(data).release()
+                    Unmanaged<Motion>.fromOpaque(data).release()
                 })
         }
     }
 
-    /// The fraction of the transition shown now, for tests: the front picture's opacity.
-    var frontOpacity: Double { gtk_widget_get_opacity(front.pointer) }
+    /// How far the running transition is, 0...1 (1 when none runs). On the GTK thread.
+    var transitionProgress: Double {
+        if case .moving(_, let progress) = stage.motion { return progress }
+        return 1
+    }
 
     fileprivate func isCurrent(_ generation: Int) -> Bool { self.generation.withLock { $0 == generation } }
 
-    /// One cross-fade, stepped by the frame clock.
-    private final class Fade: @unchecked Sendable {
-        // @unchecked: only touched on the GTK main context (created before the hop, then read there only).
+    /// What the canvas draws. Only used on the GTK thread.
+    // @unchecked: created on any thread, then read and changed on the GTK main context only.
+    final class Stage: @unchecked Sendable {
+        enum Kind: Equatable {
+            case fade
+            /// About the vertical (0) or horizontal (1) centre line; `sign` turns it one way or the other.
+            case flip(axis: Int32, sign: Double)
+        }
+        enum Motion: Equatable {
+            case still
+            case moving(Kind, progress: Double)
+        }
+
+        /// An image as cairo draws it (converted once).
+        final class Picture {
+            let surface: OpaquePointer?
+            init?(_ image: KFCrossPlatformImage?) {
+                guard let image, image.pixelWidth > 0, image.pixelHeight > 0 else { return nil }
+                let pixels = image.kf.rgbaPixels()
+                surface = pixels.withUnsafeBufferPointer {
+                    cgtk_surface_rgba($0.baseAddress, Int32(image.pixelWidth), Int32(image.pixelHeight))
+                }
+            }
+            deinit { cgtk_surface_destroy(surface) }
+        }
+
+        var current: Picture?
+        var previous: Picture?
+        var motion = Motion.still
+
+        func draw(_ cairo: OpaquePointer, _ width: Int, _ height: Int) {
+            let (w, h) = (Int32(width), Int32(height))
+            switch motion {
+            case .still:
+                if let current { cgtk_draw_surface(cairo, current.surface, w, h, 1, 0, 0) }
+            case .moving(.fade, let progress):
+                if let previous { cgtk_draw_surface(cairo, previous.surface, w, h, 1 - progress, 0, 0) }
+                if let current { cgtk_draw_surface(cairo, current.surface, w, h, progress, 0, 0) }
+            case .moving(.flip(let axis, let sign), let progress):
+                // The old image turns away on the front face; past halfway the new one turns in on the back.
+                let angle = progress * Double.pi
+                if angle < Double.pi / 2 {
+                    if let previous { cgtk_draw_surface(cairo, previous.surface, w, h, 1, sign * angle, axis) }
+                } else if let current {
+                    cgtk_draw_surface(cairo, current.surface, w, h, 1, sign * (angle - Double.pi), axis)
+                }
+            }
+        }
+    }
+
+    /// One transition, stepped by the frame clock.
+    private final class Motion: @unchecked Sendable {
+        // @unchecked: made before the hop to the GTK main context, then used there only.
         weak var view: KFImageView?
         let generation: Int
+        let kind: Stage.Kind
         let duration: TimeInterval
         let completion: @Sendable (Bool) -> Void
         var start: Int64?
         var finished = false
 
-        init(view: KFImageView, generation: Int, duration: TimeInterval, completion: @escaping @Sendable (Bool) -> Void)
-        {
+        init(
+            view: KFImageView, generation: Int, kind: Stage.Kind, duration: TimeInterval,
+            completion: @escaping @Sendable (Bool) -> Void
+        ) {
             self.view = view
             self.generation = generation
+            self.kind = kind
             self.duration = duration
             self.completion = completion
         }
 
-        /// Sets the opacity for `frameTime` (µs); false once done (or superseded).
+        /// Moves the transition to `frameTime` (µs); false once done (or superseded).
         func step(at frameTime: Int64) -> Bool {
             guard let view, view.isCurrent(generation) else {
                 finish(false)
@@ -198,9 +251,10 @@ public final class KFImageView: KingfisherImageTarget {
             let start = self.start ?? frameTime
             self.start = start
             let progress = min(1, Double(frameTime - start) / (duration * 1_000_000))
-            gtk_widget_set_opacity(view.front.pointer, progress)
+            view.stage.motion = progress >= 1 ? .still : .moving(kind, progress: progress)
+            if progress >= 1 { view.stage.previous = nil }
+            gtk_widget_queue_draw(view.canvas.pointer)
             guard progress >= 1 else { return true }
-            KFImageView.show(nil, in: view.back)
             finish(true)
             return false
         }

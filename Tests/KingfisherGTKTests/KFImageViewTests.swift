@@ -71,7 +71,7 @@ struct KFImageViewTests {
         #expect(await waitOnGTK { finished.withLock { $0 } != nil })
         #expect(try finished.withLock { $0 }?.get().image.pixelWidth == 120)
         // After the fade: the image, without the label or the spinner.
-        #expect(await waitOnGTK { view.frontOpacity >= 1 })
+        #expect(await waitOnGTK { view.transitionProgress >= 1 })
         #expect(
             await waitOnGTK {
                 gtk_widget_get_parent(label.pointer) == nil && gtk_widget_get_visible(spinner.pointer) == 0
@@ -97,12 +97,67 @@ struct KFImageViewTests {
         let done = Locked<Bool?>(nil)
         view.transition(.fade(1.0), from: blue, to: green) { finished in done.withLock { $0 = finished } }
         // Mid-fade the centre mixes blue and green; at the end it is green.
-        #expect(await waitOnGTK { view.frontOpacity > 0.2 && view.frontOpacity < 0.8 })
+        #expect(await waitOnGTK { view.transitionProgress > 0.2 && view.transitionProgress < 0.8 })
         let mid = try #require(await Self.pixel(of: view, x: 40, y: 40))
         #expect(mid[1] > 60 && mid[2] > 60, "\(mid)")
         #expect(await waitOnGTK { done.withLock { $0 } == true })
         let end = try #require(await Self.pixel(of: view, x: 40, y: 40))
         #expect(end[1] > 200 && end[2] < 60, "\(end)")
+    }
+
+    @Test(arguments: [
+        (ImageTransition.flipFromLeft(1.2), true), (.flipFromRight(1.2), true), (.flipFromTop(1.2), false),
+        (.flipFromBottom(1.2), false),
+    ])
+    func midFlipTheImageIsNarrowerAndGrowsBack(transition: ImageTransition, horizontal: Bool) async throws {
+        let view = await onGTK { () -> KFImageView in
+            let window = gtk_window_new()!
+            let view = KFImageView(width: 80, height: 80)
+            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
+            gtk_window_present(cgtk_window(window))
+            return view
+        }
+        let blue = try KFCrossPlatformImage(
+            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 20, 220, 255] as [UInt8] }), width: 80, height: 80)
+        let green = try KFCrossPlatformImage(
+            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 220, 20, 255] as [UInt8] }), width: 80, height: 80)
+        view.image = blue
+        #expect(await waitOnGTK { Self.extent(view, horizontal: horizontal).count >= 78 })
+        let done = Locked<Bool?>(nil)
+        view.transition(transition, from: blue, to: green) { finished in done.withLock { $0 = finished } }
+        // A quarter of the way: the old (blue) face, turned, so narrower across the turn.
+        #expect(await waitOnGTK { view.transitionProgress > 0.15 && view.transitionProgress < 0.35 })
+        let early = await onGTK { Self.extent(view, horizontal: horizontal) }
+        #expect(early.count > 5 && early.count < 76, "\(early.count)")
+        #expect(early.blue, "the old image on the front face")
+        // Three quarters: the new (green) face turning in, still narrower.
+        #expect(await waitOnGTK { view.transitionProgress > 0.65 && view.transitionProgress < 0.85 })
+        let late = await onGTK { Self.extent(view, horizontal: horizontal) }
+        #expect(late.count > 5 && late.count < 76, "\(late.count)")
+        #expect(!late.blue, "the new image on the back face")
+        // The end: full size again, green.
+        #expect(await waitOnGTK { done.withLock { $0 } == true })
+        let end = await onGTK { Self.extent(view, horizontal: horizontal) }
+        #expect(end.count >= 78 && !end.blue)
+    }
+
+    /// On the GTK thread: how many pixels of the centre row (or column) are drawn, and whether they are blue.
+    private static func extent(_ view: KFImageView, horizontal: Bool) -> (count: Int, blue: Bool) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard let rgba = cgtk_widget_render_rgba(view.widget.pointer, &width, &height) else { return (0, false) }
+        defer { g_free(rgba) }
+        var count = 0
+        var blueness = 0
+        let length = Int(horizontal ? width : height)
+        for i in 0..<length {
+            let (x, y) = horizontal ? (i, Int(height / 2)) : (Int(width / 2), i)
+            let offset = (y * Int(width) + x) * 4
+            guard rgba[offset + 3] > 200 else { continue }
+            count += 1
+            blueness += rgba[offset + 2] > rgba[offset + 1] ? 1 : -1
+        }
+        return (count, blueness > 0)
     }
 
     /// On the GTK thread: the centre pixel as drawn now.
