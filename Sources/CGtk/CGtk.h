@@ -158,15 +158,21 @@ static inline cairo_surface_t *cgtk_surface_rgba(const guint8 *rgba, int width, 
 
 static inline void cgtk_surface_destroy(cairo_surface_t *surface) { cairo_surface_destroy(surface); }
 
-/// Draws `surface` fitted inside `width` x `height` (aspect kept, centred) with `alpha`, turned by `angle` radians
-/// about the centre line (axis 0: vertical, a left-right flip; 1: horizontal, a top-bottom flip) and seen in
-/// perspective from a distance of twice the view's size: drawn as 64 strips, each scaled by its depth.
+/// Draws `surface` in `width` x `height` points, centred: fitted inside (mode 0), covering (1, the overflow cut
+/// off) or at its own size (2: `image_scale` pixels per point), with `alpha`, turned by `angle` radians about the
+/// centre line (axis 0: vertical, a left-right flip; 1: horizontal, a top-bottom flip) and seen in perspective
+/// from a distance of twice the view's size: drawn as 64 strips, each scaled by its depth.
 static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int width, int height, double alpha,
-                                     double angle, int axis) {
+                                     double angle, int axis, int mode, double image_scale) {
     int sw = cairo_image_surface_get_width(surface);
     int sh = cairo_image_surface_get_height(surface);
     if (sw <= 0 || sh <= 0 || width <= 0 || height <= 0) return;
-    double scale = MIN((double)width / sw, (double)height / sh);
+    double scale = mode == 1   ? MAX((double)width / sw, (double)height / sh)
+                   : mode == 2 ? 1.0 / (image_scale > 0 ? image_scale : 1.0)
+                               : MIN((double)width / sw, (double)height / sh);
+    cairo_save(cr);
+    cairo_rectangle(cr, 0, 0, width, height);
+    cairo_clip(cr);
     double fw = sw * scale, fh = sh * scale;
     double cx = width / 2.0, cy = height / 2.0;
     if (angle == 0) {
@@ -176,6 +182,7 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
         cairo_set_source_surface(cr, surface, 0, 0);
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
         cairo_paint_with_alpha(cr, alpha);
+        cairo_restore(cr);
         cairo_restore(cr);
         return;
     }
@@ -225,6 +232,7 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
         cairo_paint_with_alpha(cr, alpha);
         cairo_restore(cr);
     }
+    cairo_restore(cr);
 }
 
 typedef void (*cgtk_draw_function)(void *data, cairo_t *cr, int width, int height);

@@ -22,6 +22,31 @@ public final class KFImageView: KingfisherImageTarget {
     let spinner: GTKObject<GtkWidget>
     /// What the canvas draws; only touched on the GTK thread.
     let stage = Stage()
+
+    /// How the image fills the view, as UIKit's `contentMode`.
+    public enum ContentMode: Int32, Sendable {
+        /// Fitted inside, aspect kept, centred (the default).
+        case scaleAspectFit = 0
+        /// Covering the view, aspect kept, centred; what overflows is cut off.
+        case scaleAspectFill = 1
+        /// At its own size in points (pixels / its scale), centred.
+        case center = 2
+    }
+
+    /// How the image fills the view. `.scaleAspectFit` by default.
+    public var contentMode: ContentMode {
+        get { contentModeValue.withLock { $0 } }
+        set {
+            contentModeValue.withLock { $0 = newValue }
+            let stage = self.stage
+            let canvas = self.canvas
+            GTKMainContext.perform {
+                stage.contentMode = newValue
+                gtk_widget_queue_draw(canvas.pointer)
+            }
+        }
+    }
+    private let contentModeValue = Locked(ContentMode.scaleAspectFit)
     private let shown = Locked<KFCrossPlatformImage?>(nil)
     /// Bumped by every image set: a transition for an older one stops.
     private let generation = Locked(0)
@@ -183,11 +208,13 @@ public final class KFImageView: KingfisherImageTarget {
             case moving(Kind, progress: Double)
         }
 
-        /// An image as cairo draws it (converted once).
+        /// An image as cairo draws it (converted once), with its scale (pixels per point).
         final class Picture {
             let surface: OpaquePointer?
+            let scale: Double
             init?(_ image: KFCrossPlatformImage?) {
                 guard let image, image.pixelWidth > 0, image.pixelHeight > 0 else { return nil }
+                scale = Double(image.scale)
                 let pixels = image.kf.rgbaPixels()
                 surface = pixels.withUnsafeBufferPointer {
                     cgtk_surface_rgba($0.baseAddress, Int32(image.pixelWidth), Int32(image.pixelHeight))
@@ -199,22 +226,28 @@ public final class KFImageView: KingfisherImageTarget {
         var current: Picture?
         var previous: Picture?
         var motion = Motion.still
+        var contentMode = ContentMode.scaleAspectFit
 
         func draw(_ cairo: OpaquePointer, _ width: Int, _ height: Int) {
             let (w, h) = (Int32(width), Int32(height))
+            let mode = contentMode.rawValue
+            func paint(_ picture: Picture?, alpha: Double, angle: Double = 0, axis: Int32 = 0) {
+                guard let picture else { return }
+                cgtk_draw_surface(cairo, picture.surface, w, h, alpha, angle, axis, mode, picture.scale)
+            }
             switch motion {
             case .still:
-                if let current { cgtk_draw_surface(cairo, current.surface, w, h, 1, 0, 0) }
+                paint(current, alpha: 1)
             case .moving(.fade, let progress):
-                if let previous { cgtk_draw_surface(cairo, previous.surface, w, h, 1 - progress, 0, 0) }
-                if let current { cgtk_draw_surface(cairo, current.surface, w, h, progress, 0, 0) }
+                paint(previous, alpha: 1 - progress)
+                paint(current, alpha: progress)
             case .moving(.flip(let axis, let sign), let progress):
                 // The old image turns away on the front face; past halfway the new one turns in on the back.
                 let angle = progress * Double.pi
                 if angle < Double.pi / 2 {
-                    if let previous { cgtk_draw_surface(cairo, previous.surface, w, h, 1, sign * angle, axis) }
-                } else if let current {
-                    cgtk_draw_surface(cairo, current.surface, w, h, 1, sign * (angle - Double.pi), axis)
+                    paint(previous, alpha: 1, angle: sign * angle, axis: axis)
+                } else {
+                    paint(current, alpha: 1, angle: sign * (angle - Double.pi), axis: axis)
                 }
             }
         }
@@ -298,3 +331,6 @@ public struct GTKWidgetPlaceholder: Placeholder {
         }
     }
 }
+
+/// Kingfisher's name for the platform's image view.
+public typealias KFCrossPlatformImageView = KFImageView

@@ -141,6 +141,60 @@ struct KFImageViewTests {
         #expect(end.count >= 78 && !end.blue)
     }
 
+    @Test func contentModesFitFillOrCentreTheImage() async throws {
+        let view = await onGTK { () -> KFImageView in
+            let window = gtk_window_new()!
+            let view = KFImageView(width: 100, height: 100)
+            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
+            gtk_window_present(cgtk_window(window))
+            return view
+        }
+        // 50 x 25 pixels at scale 1.
+        view.image = try KFCrossPlatformImage(
+            rgbaPixels: [UInt8]((0..<50 * 25).flatMap { _ in [20, 20, 220, 255] as [UInt8] }), width: 50, height: 25)
+        // Fit: 100 x 50 across the middle.
+        // (Edge pixels blend with the transparent outside: sizes are within a pixel or two.)
+        #expect(
+            await waitOnGTK {
+                Self.extent(view, horizontal: true).count >= 96
+                    && (47...51).contains(Self.extent(view, horizontal: false).count)
+            })
+        view.contentMode = .scaleAspectFill
+        #expect(await waitOnGTK { Self.extent(view, horizontal: false).count >= 98 })
+        view.contentMode = .center
+        #expect(
+            await waitOnGTK {
+                (47...51).contains(Self.extent(view, horizontal: true).count)
+                    && (23...26).contains(Self.extent(view, horizontal: false).count)
+            })
+        let sizes = await onGTK {
+            (Self.extent(view, horizontal: true).count, Self.extent(view, horizontal: false).count)
+        }
+        #expect(sizes.0 < 60 && sizes.1 < 30, "\(sizes)")
+    }
+
+    @Test func theKFBuilderSetsTheViewAsOnIOS() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        server.route(
+            "/green.png",
+            .ok(try Self.solidPNG(width: 60, height: 60, rgba: [20, 220, 20, 255]), contentType: "image/png"))
+        let view = await onGTK { () -> KFCrossPlatformImageView in
+            let window = gtk_window_new()!
+            let view = KFCrossPlatformImageView(width: 60, height: 60)
+            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
+            gtk_window_present(cgtk_window(window))
+            return view
+        }
+        let finished = Locked(false)
+        KF.url(server.url("/green.png")).targetCache(try Self.temporaryCache()).fade(duration: 0.1)
+            .onSuccess { _ in finished.withLock { $0 = true } }
+            .set(to: view)
+        #expect(await waitOnGTK { finished.withLock { $0 } && view.transitionProgress >= 1 })
+        let centre = try #require(await Self.pixel(of: view, x: 30, y: 30))
+        #expect(centre[1] > 200 && centre[0] < 60, "\(centre)")
+    }
+
     /// On the GTK thread: how many pixels of the centre row (or column) are drawn, and whether they are blue.
     private static func extent(_ view: KFImageView, horizontal: Bool) -> (count: Int, blue: Bool) {
         var width: Int32 = 0
