@@ -47,6 +47,83 @@ public final class KFImageView: KingfisherImageTarget {
         }
     }
     private let contentModeValue = Locked(ContentMode.scaleAspectFit)
+
+    /// How many times an animated image plays. `.infinite` by default (Kingfisher's `AnimatedImageView`).
+    public var repeatCount: RepeatCount {
+        get { playback.withLock { $0.repeatCount } }
+        set { playback.withLock { $0.repeatCount = newValue } }
+    }
+    /// Whether an animated image starts playing when it is set. `true` by default.
+    public var autoPlayAnimatedImage: Bool {
+        get { playback.withLock { $0.autoPlay } }
+        set { playback.withLock { $0.autoPlay = newValue } }
+    }
+    /// How many frames ahead of the one shown are made drawable (and kept): memory for smoothness. 10 by default.
+    public var framePreloadCount: Int {
+        get { playback.withLock { $0.preloadCount } }
+        set { playback.withLock { $0.preloadCount = max(1, newValue) } }
+    }
+    private struct Playback {
+        var repeatCount = RepeatCount.infinite
+        var autoPlay = true
+        var preloadCount = 10
+    }
+    private let playback = Locked(Playback())
+
+    /// Plays the animated image shown (from its first frame). On the GTK thread.
+    public func startAnimating() {
+        guard let image = shown.withLock({ $0 }), image.kf.frameDurations.count > 1 else { return }
+        let settings = playback.withLock { $0 }
+        let player = Player(image: image, repeatCount: settings.repeatCount, preloadCount: settings.preloadCount)
+        stage.player = player
+        let canvas = self.canvas
+        let stage = self.stage
+        let redraw: @Sendable () -> Void = { gtk_widget_queue_draw(canvas.pointer) }
+        player.prepareAhead(redraw: redraw)
+        let box = Unmanaged.passRetained(PlayerTick(player: player, stage: stage, redraw: redraw)).toOpaque()
+        _ = cgtk_add_tick(
+            canvas.pointer,
+            { data, frameTime in
+                guard let data else { return 0 }
+                return Unmanaged<PlayerTick>.fromOpaque(data).takeUnretainedValue().step(Int64(frameTime)) ? 1 : 0
+            }, box,
+            { data in
+                guard let data else { return }
+                Unmanaged<PlayerTick>.fromOpaque(data).release()
+            })
+    }
+
+    /// Stops playing; the frame shown stays. On the GTK thread.
+    public func stopAnimating() {
+        stage.player = nil
+    }
+
+    /// Whether an animated image is playing. On the GTK thread.
+    public var isAnimating: Bool { stage.player.map { !$0.finished } ?? false }
+
+    /// The player's frame clock callback: steps while it is the view's player.
+    // @unchecked: made and used on the GTK main context only.
+    private final class PlayerTick: @unchecked Sendable {
+        let player: Player
+        weak var stage: Stage?
+        let redraw: @Sendable () -> Void
+        init(player: Player, stage: Stage, redraw: @escaping @Sendable () -> Void) {
+            self.player = player
+            self.stage = stage
+            self.redraw = redraw
+        }
+        func step(_ frameTime: Int64) -> Bool {
+            guard let stage, stage.player === player else { return false }
+            return player.step(at: frameTime, redraw: redraw)
+        }
+    }
+
+    /// Starts playback when `image` is animated and the view plays automatically. On the GTK thread.
+    fileprivate func playIfAnimated(_ image: KFCrossPlatformImage?) {
+        stage.player = nil
+        guard let image, image.kf.frameDurations.count > 1, playback.withLock({ $0.autoPlay }) else { return }
+        startAnimating()
+    }
     private let shown = Locked<KFCrossPlatformImage?>(nil)
     /// Bumped by every image set: a transition for an older one stops.
     private let generation = Locked(0)
@@ -96,10 +173,11 @@ public final class KFImageView: KingfisherImageTarget {
             generation.withLock { $0 += 1 }
             let stage = self.stage
             let canvas = self.canvas
-            GTKMainContext.perform {
+            GTKMainContext.perform { [weak self] in
                 stage.current = Stage.Picture(newValue)
                 stage.previous = nil
                 stage.motion = .still
+                self?.playIfAnimated(newValue)
                 gtk_widget_queue_draw(canvas.pointer)
             }
         }
@@ -169,6 +247,7 @@ public final class KFImageView: KingfisherImageTarget {
         let stage = self.stage
         let canvas = self.canvas
         GTKMainContext.perform {
+            stage.player = nil
             stage.previous = Stage.Picture(oldImage)
             stage.current = Stage.Picture(newImage)
             stage.motion = .moving(kind, progress: 0)
@@ -227,6 +306,8 @@ public final class KFImageView: KingfisherImageTarget {
         var previous: Picture?
         var motion = Motion.still
         var contentMode = ContentMode.scaleAspectFit
+        /// Plays the current image when it is animated.
+        var player: Player?
 
         func draw(_ cairo: OpaquePointer, _ width: Int, _ height: Int) {
             let (w, h) = (Int32(width), Int32(height))
@@ -237,7 +318,7 @@ public final class KFImageView: KingfisherImageTarget {
             }
             switch motion {
             case .still:
-                paint(current, alpha: 1)
+                paint(player?.picture ?? current, alpha: 1)
             case .moving(.fade, let progress):
                 paint(previous, alpha: 1 - progress)
                 paint(current, alpha: progress)
@@ -288,6 +369,7 @@ public final class KFImageView: KingfisherImageTarget {
             if progress >= 1 { view.stage.previous = nil }
             gtk_widget_queue_draw(view.canvas.pointer)
             guard progress >= 1 else { return true }
+            view.playIfAnimated(view.image)
             finish(true)
             return false
         }

@@ -107,6 +107,15 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
         return frames
     }
 
+    /// Frame `index` of an animated image as a still image (only that frame's pixels copied); `nil` out of range
+    /// or for a still image. For views that play an animation a few frames ahead.
+    package func frame(at index: Int) -> KFCrossPlatformImage? {
+        guard let animation = base.animation, (0..<animation.frameCount).contains(index),
+            let frame = try? base.storage.frame(index).materialised()
+        else { return nil }
+        return KFCrossPlatformImage(storage: frame, scale: base.scale, animation: nil, animatedImageData: nil)
+    }
+
     /// The number of frames of the animated data the image was made from, as Kingfisher's: the frame count of an
     /// animated image (1 for a one-frame GIF), the source's frame count for the first frame taken alone
     /// (`onlyFirstFrame`), `nil` for an image that never was animated data (a JPEG, a PNG, a processed still).
