@@ -20,15 +20,14 @@ ROUNDS="${1:-7}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/loopback-server.sh
 source "$ROOT/Benchmarks/lib/loopback-server.sh"
+# shellcheck source=lib/wallpapers.sh
+source "$ROOT/Benchmarks/lib/wallpapers.sh"
 
 need=()
 [ -d /usr/share/wallpapers ] || need+=(plasma-workspace-wallpapers)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get install -y "${need[@]}" >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y "${need[@]}" >/dev/null; }
-fi
+install_missing "${need[@]}"
 
 echo "== building kf (release)"
 (cd "$ROOT" && swift build -c release --product kf 2>&1 | grep -E "error|Build" | tail -2)
@@ -40,18 +39,7 @@ TIMER="$(cd "$ROOT/Benchmarks" && swift build -c release --show-bin-path)/Revali
 WORK="$(mktemp -d -t kf-revalidate.XXXXXX)"
 chmod 755 "$WORK"  # nginx's workers run as another user
 mkdir -p "$WORK/corpus" "$WORK/dl" "$WORK/etags"
-python3 - "$WORK/corpus" <<'PY'
-import os, sys
-photos = sorted(
-    os.path.join(root, name)
-    for root, _, files in os.walk("/usr/share/wallpapers") if "/images" in root
-    for name in files
-    if name.endswith(".jpg") and not os.path.islink(os.path.join(root, name))
-    and os.path.getsize(os.path.join(root, name)) > 20_000)
-for copy in range(5):
-    for index, photo in enumerate(photos):
-        os.symlink(photo, os.path.join(sys.argv[1], f"{copy}-{index:02d}.jpg"))
-PY
+link_wallpapers "$WORK/corpus" 5
 SERVE_DIRECTIVES='add_header Cache-Control "max-age=0" always;' serve_directory "$WORK/corpus" "$WORK"
 trap 'kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 

@@ -16,16 +16,15 @@ DURATION="${1:-30}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/loopback-server.sh
 source "$ROOT/Benchmarks/lib/loopback-server.sh"
+# shellcheck source=lib/wallpapers.sh
+source "$ROOT/Benchmarks/lib/wallpapers.sh"
 
 need=()
 [ -d /usr/share/wallpapers ] || need+=(plasma-workspace-wallpapers)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v wrk >/dev/null || need+=(wrk)
 command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get install -y "${need[@]}" >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y "${need[@]}" >/dev/null; }
-fi
+install_missing "${need[@]}"
 
 echo "== building kf (release)"
 (cd "$ROOT" && swift build -c release --product kf 2>&1 | grep -E "error|Build" | tail -2)
@@ -34,17 +33,7 @@ KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
 WORK="$(mktemp -d -t kf-serve-cluster.XXXXXX)"
 chmod 755 "$WORK"
 mkdir -p "$WORK/corpus" "$WORK/front" "$WORK/front/cache" "$WORK/shared-cache"
-python3 - "$WORK/corpus" <<'PY'
-import os, sys
-photos = sorted(
-    os.path.join(root, name)
-    for root, _, files in os.walk("/usr/share/wallpapers") if "/images" in root
-    for name in files
-    if name.endswith(".jpg") and not os.path.islink(os.path.join(root, name))
-    and os.path.getsize(os.path.join(root, name)) > 20_000)
-for index, photo in enumerate(photos):
-    os.symlink(photo, os.path.join(sys.argv[1], f"{index:02d}.jpg"))
-PY
+link_wallpapers "$WORK/corpus"
 SERVE_DIRECTIVES='add_header Cache-Control "max-age=3600" always;' serve_directory "$WORK/corpus" "$WORK"
 ORIGIN_PID=$SERVER_PID
 PIDS=()
@@ -55,12 +44,6 @@ cleanup() {
 }
 trap cleanup EXIT
 PHOTOS=$(ls "$WORK/corpus" | wc -l)
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() {
-    for _ in $(seq 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
-    echo "no answer from $1" >&2; return 1
-}
 
 PORT_A=$(free_port)
 PORT_B=$(free_port)

@@ -23,16 +23,15 @@ SECONDS_PER_RUN="${2:-30}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/loopback-server.sh
 source "$ROOT/Benchmarks/lib/loopback-server.sh"
+# shellcheck source=lib/wallpapers.sh
+source "$ROOT/Benchmarks/lib/wallpapers.sh"
 
 need=()
 [ -d /usr/share/wallpapers ] || need+=(plasma-workspace-wallpapers)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v wrk >/dev/null || need+=(wrk)
 command -v curl >/dev/null || need+=(curl)
-if [ ${#need[@]} -gt 0 ]; then
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get install -y "${need[@]}" >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y "${need[@]}" >/dev/null; }
-fi
+install_missing "${need[@]}"
 VENV="$ROOT/Benchmarks/.venv-thumbor"
 if [ ! -x "$VENV/bin/thumbor" ]; then
     echo "== installing thumbor 7.8 into $VENV"
@@ -47,17 +46,7 @@ KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
 WORK="$(mktemp -d -t kf-serve-bench.XXXXXX)"
 chmod 755 "$WORK"
 mkdir -p "$WORK/corpus"
-python3 - "$WORK/corpus" <<'PY'
-import os, sys
-photos = sorted(
-    os.path.join(root, name)
-    for root, _, files in os.walk("/usr/share/wallpapers") if "/images" in root
-    for name in files
-    if name.endswith(".jpg") and not os.path.islink(os.path.join(root, name))
-    and os.path.getsize(os.path.join(root, name)) > 20_000)
-for index, photo in enumerate(photos):
-    os.symlink(photo, os.path.join(sys.argv[1], f"{index:02d}.jpg"))
-PY
+link_wallpapers "$WORK/corpus"
 SERVE_DIRECTIVES='add_header Cache-Control "max-age=3600" always;' serve_directory "$WORK/corpus" "$WORK"
 ORIGIN_PID=$SERVER_PID
 PIDS=()
@@ -69,8 +58,6 @@ cleanup() {
 trap cleanup EXIT
 PHOTOS=$(ls "$WORK/corpus" | wc -l)
 echo "== $PHOTOS photos ($(du -shL "$WORK/corpus" | cut -f1)) on 127.0.0.1:$PORT ($SERVER)"
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # wrk script: request i goes to photo i % PHOTOS, JPEG or WebP by turns; in "walk" mode the width steps down by one
 # each time every photo and format has been asked once, so no result repeats within a run.
@@ -113,11 +100,6 @@ peak_rss_mb() {  # the sum of VmHWM over the given pids and their children, in M
         done
     done
     echo $((total / 1024))
-}
-
-wait_for() {  # url
-    for _ in $(seq 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
-    echo "no answer from $1" >&2; return 1
 }
 
 RESULTS="$WORK/results.tsv"

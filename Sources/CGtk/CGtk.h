@@ -8,11 +8,8 @@
 
 static inline GtkWindow *cgtk_window(GtkWidget *widget) { return GTK_WINDOW(widget); }
 static inline GtkOverlay *cgtk_overlay(GtkWidget *widget) { return GTK_OVERLAY(widget); }
-static inline GtkPicture *cgtk_picture(GtkWidget *widget) { return GTK_PICTURE(widget); }
 static inline GtkSpinner *cgtk_spinner(GtkWidget *widget) { return GTK_SPINNER(widget); }
-static inline GdkPaintable *cgtk_texture_paintable(GdkTexture *texture) { return GDK_PAINTABLE(texture); }
 static inline void cgtk_object_unref(void *object) { g_object_unref(object); }
-static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }
 static inline void *cgtk_object_ref_sink(void *object) { return g_object_ref_sink(object); }
 
 // MARK: - Running closures on the main context
@@ -82,15 +79,7 @@ static inline guint cgtk_add_tick(GtkWidget *widget, cgtk_tick_function function
     return gtk_widget_add_tick_callback(widget, cgtk_tick_trampoline, tick, cgtk_tick_release);
 }
 
-// MARK: - Textures and screenshots
-
-/// A texture of `width` x `height` straight (not premultiplied) RGBA bytes, copied.
-static inline GdkTexture *cgtk_texture_rgba(const guint8 *pixels, int width, int height) {
-    GBytes *bytes = g_bytes_new(pixels, (gsize)width * height * 4);
-    GdkTexture *texture = gdk_memory_texture_new(width, height, GDK_MEMORY_R8G8B8A8, bytes, (gsize)width * 4);
-    g_bytes_unref(bytes);
-    return texture;
-}
+// MARK: - Screenshots
 
 /// What `widget` shows now, rendered by its window's renderer into straight RGBA bytes (g_free them);
 /// NULL when it is not realised or has no size.

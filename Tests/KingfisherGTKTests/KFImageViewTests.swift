@@ -10,10 +10,35 @@ import Testing
 /// The view in a real GTK window (Xvfb in CI), loading from a loopback server.
 @Suite(.enabled(if: GTKTestLoop.available, "needs a display (run under xvfb-run)"), .serialized)
 struct KFImageViewTests {
+    /// A `width` x `height` image of one colour.
+    private static func solid(_ rgba: [UInt8], width: Int, height: Int) throws -> KFCrossPlatformImage {
+        try KFCrossPlatformImage(
+            rgbaPixels: [UInt8]((0..<width * height).flatMap { _ in rgba }), width: width, height: height)
+    }
+
     private static func solidPNG(width: Int, height: Int, rgba: [UInt8]) throws -> Data {
-        let pixels = [UInt8]((0..<width * height).flatMap { _ in rgba })
-        return try #require(
-            try KFCrossPlatformImage(rgbaPixels: pixels, width: width, height: height).kf.pngRepresentation())
+        try #require(try solid(rgba, width: width, height: height).kf.pngRepresentation())
+    }
+
+    /// A new view of `width` x `height` points in a window of its own, presented; and the window.
+    private static func presentedView(width: Int32, height: Int32) async -> (KFImageView, GTKObject<GtkWidget>) {
+        await onGTK { () -> (KFImageView, GTKObject<GtkWidget>) in
+            let window = gtk_window_new()!
+            let view = KFImageView(width: width, height: height)
+            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
+            gtk_window_present(cgtk_window(window))
+            return (view, GTKObject(window))
+        }
+    }
+
+    /// On the GTK thread: what `view` shows now, as straight RGBA rows.
+    private static func rendered(_ view: KFImageView) -> (pixels: [UInt8], width: Int, height: Int)? {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard let rgba = cgtk_widget_render_rgba(view.widget.pointer, &width, &height) else { return nil }
+        defer { g_free(rgba) }
+        let pixels = [UInt8](UnsafeBufferPointer(start: rgba, count: Int(width) * Int(height) * 4))
+        return (pixels, Int(width), Int(height))
     }
 
     private static func temporaryCache() throws -> ImageCache {
@@ -25,15 +50,10 @@ struct KFImageViewTests {
 
     /// The view's RGBA pixel at (x, y) as drawn now.
     private static func pixel(of view: KFImageView, x: Int, y: Int) async -> [UInt8]? {
-        let widget = view.widget
-        return await onGTK { () -> [UInt8]? in
-            var width: Int32 = 0
-            var height: Int32 = 0
-            guard let rgba = cgtk_widget_render_rgba(widget.pointer, &width, &height) else { return nil }
-            defer { g_free(rgba) }
-            guard x < width, y < height else { return nil }
-            let offset = (y * Int(width) + x) * 4
-            return (0..<4).map { rgba[offset + $0] }
+        await onGTK { () -> [UInt8]? in
+            guard let shown = rendered(view), x < shown.width, y < shown.height else { return nil }
+            let offset = (y * shown.width + x) * 4
+            return Array(shown.pixels[offset..<offset + 4])
         }
     }
 
@@ -43,14 +63,8 @@ struct KFImageViewTests {
         server.route(
             "/red.png",
             TestHTTPServer.Route(body: try Self.solidPNG(width: 120, height: 80, rgba: [220, 20, 20, 255]), held: true))
-        let (view, label) = await onGTK { () -> (KFImageView, GTKObject<GtkWidget>) in
-            let window = gtk_window_new()!
-            gtk_window_set_default_size(cgtk_window(window), 120, 80)
-            let view = KFImageView(width: 120, height: 80)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return (view, GTKObject(gtk_label_new("Loading")!))
-        }
+        let (view, _) = await Self.presentedView(width: 120, height: 80)
+        let label = await onGTK { GTKObject(gtk_label_new("Loading")!) }
         view.kf.indicatorType = .activity
         let finished = Locked<Result<RetrieveImageResult, KingfisherError>?>(nil)
         view.kf.setImage(
@@ -81,17 +95,9 @@ struct KFImageViewTests {
     }
 
     @Test func theFadeStartsFromTheOldImageAndEndsOnTheNewOne() async throws {
-        let view = await onGTK { () -> KFImageView in
-            let window = gtk_window_new()!
-            let view = KFImageView(width: 80, height: 80)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return view
-        }
-        let blue = try KFCrossPlatformImage(
-            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 20, 220, 255] as [UInt8] }), width: 80, height: 80)
-        let green = try KFCrossPlatformImage(
-            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 220, 20, 255] as [UInt8] }), width: 80, height: 80)
+        let (view, _) = await Self.presentedView(width: 80, height: 80)
+        let blue = try Self.solid([20, 20, 220, 255], width: 80, height: 80)
+        let green = try Self.solid([20, 220, 20, 255], width: 80, height: 80)
         view.image = blue
         #expect(await waitOnGTK { (Self.renderedCentre(view)?[2] ?? 0) > 200 })
         let done = Locked<Bool?>(nil)
@@ -110,17 +116,9 @@ struct KFImageViewTests {
         (.flipFromBottom(1.2), false),
     ])
     func midFlipTheImageIsNarrowerAndGrowsBack(transition: ImageTransition, horizontal: Bool) async throws {
-        let view = await onGTK { () -> KFImageView in
-            let window = gtk_window_new()!
-            let view = KFImageView(width: 80, height: 80)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return view
-        }
-        let blue = try KFCrossPlatformImage(
-            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 20, 220, 255] as [UInt8] }), width: 80, height: 80)
-        let green = try KFCrossPlatformImage(
-            rgbaPixels: [UInt8]((0..<80 * 80).flatMap { _ in [20, 220, 20, 255] as [UInt8] }), width: 80, height: 80)
+        let (view, _) = await Self.presentedView(width: 80, height: 80)
+        let blue = try Self.solid([20, 20, 220, 255], width: 80, height: 80)
+        let green = try Self.solid([20, 220, 20, 255], width: 80, height: 80)
         view.image = blue
         #expect(await waitOnGTK { Self.extent(view, horizontal: horizontal).count >= 78 })
         let done = Locked<Bool?>(nil)
@@ -142,16 +140,9 @@ struct KFImageViewTests {
     }
 
     @Test func contentModesFitFillOrCentreTheImage() async throws {
-        let view = await onGTK { () -> KFImageView in
-            let window = gtk_window_new()!
-            let view = KFImageView(width: 100, height: 100)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return view
-        }
+        let (view, _) = await Self.presentedView(width: 100, height: 100)
         // 50 x 25 pixels at scale 1.
-        view.image = try KFCrossPlatformImage(
-            rgbaPixels: [UInt8]((0..<50 * 25).flatMap { _ in [20, 20, 220, 255] as [UInt8] }), width: 50, height: 25)
+        view.image = try Self.solid([20, 20, 220, 255], width: 50, height: 25)
         // Fit: 100 x 50 across the middle.
         // (Edge pixels blend with the transparent outside: sizes are within a pixel or two.)
         #expect(
@@ -179,13 +170,7 @@ struct KFImageViewTests {
         server.route(
             "/green.png",
             .ok(try Self.solidPNG(width: 60, height: 60, rgba: [20, 220, 20, 255]), contentType: "image/png"))
-        let view = await onGTK { () -> KFCrossPlatformImageView in
-            let window = gtk_window_new()!
-            let view = KFCrossPlatformImageView(width: 60, height: 60)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return view
-        }
+        let (view, _) = await Self.presentedView(width: 60, height: 60)
         let finished = Locked(false)
         KF.url(server.url("/green.png")).targetCache(try Self.temporaryCache()).fade(duration: 0.1)
             .onSuccess { _ in finished.withLock { $0 = true } }
@@ -197,93 +182,23 @@ struct KFImageViewTests {
 
     /// On the GTK thread: how many pixels of the centre row (or column) are drawn, and whether they are blue.
     private static func extent(_ view: KFImageView, horizontal: Bool) -> (count: Int, blue: Bool) {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        guard let rgba = cgtk_widget_render_rgba(view.widget.pointer, &width, &height) else { return (0, false) }
-        defer { g_free(rgba) }
+        guard let shown = rendered(view) else { return (0, false) }
         var count = 0
         var blueness = 0
-        let length = Int(horizontal ? width : height)
-        for i in 0..<length {
-            let (x, y) = horizontal ? (i, Int(height / 2)) : (Int(width / 2), i)
-            let offset = (y * Int(width) + x) * 4
-            guard rgba[offset + 3] > 200 else { continue }
+        for i in 0..<(horizontal ? shown.width : shown.height) {
+            let (x, y) = horizontal ? (i, shown.height / 2) : (shown.width / 2, i)
+            let offset = (y * shown.width + x) * 4
+            guard shown.pixels[offset + 3] > 200 else { continue }
             count += 1
-            blueness += rgba[offset + 2] > rgba[offset + 1] ? 1 : -1
+            blueness += shown.pixels[offset + 2] > shown.pixels[offset + 1] ? 1 : -1
         }
         return (count, blueness > 0)
     }
 
-    @Test func anAnimationPlaysItsFramesAtTheirDelaysAndStopsWhenUnmapped() async throws {
-        let (view, window) = await onGTK { () -> (KFImageView, GTKObject<GtkWidget>) in
-            let window = gtk_window_new()!
-            let view = KFImageView(width: 60, height: 60)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return (view, GTKObject(window))
-        }
-        func solid(_ rgba: [UInt8]) throws -> KFCrossPlatformImage {
-            try KFCrossPlatformImage(
-                rgbaPixels: [UInt8]((0..<60 * 60).flatMap { _ in rgba }), width: 60, height: 60)
-        }
-        let frames = [try solid([220, 20, 20, 255]), try solid([20, 220, 20, 255]), try solid([20, 20, 220, 255])]
-        let animation = try #require(KFCrossPlatformImage.animatedImage(with: frames, duration: 0.9))  // 0.3 s each
-        view.framePreloadCount = 2
-        view.image = animation
-        // The centre's colour (0 red, 1 green, 2 blue) each time it changes, with the time.
-        var changes: [(seconds: Double, colour: Int)] = []
-        let start = Date()
-        while Date().timeIntervalSince(start) < 1.5 {
-            if let centre = await onGTK({ Self.renderedCentre(view) }), centre[3] > 200 {
-                let colour = centre[0] > 150 ? 0 : centre[1] > 150 ? 1 : 2
-                if changes.last?.colour != colour { changes.append((Date().timeIntervalSince(start), colour)) }
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let colours = changes.map(\.colour)
-        #expect(colours.count >= 4 && colours.starts(with: [0, 1, 2, 0]), "\(changes)")
-        // Each frame stays about its 0.3 s delay (between changes after the first; loose for a loaded machine).
-        let gaps = zip(changes.dropFirst(), changes.dropFirst(2)).map { $1.seconds - $0.seconds }
-        #expect(gaps.allSatisfy { (0.15...0.7).contains($0) }, "\(gaps)")
-        // Unmapped, it stops: no frame is made drawable any more.
-        let canvas = view.canvas
-        await onGTK { gtk_widget_set_visible(window.pointer, 0) }
-        #expect(await waitOnGTK { gtk_widget_get_mapped(canvas.pointer) == 0 })
-        let before = await onGTK { view.stage.player?.preparedCount ?? -1 }
-        try await Task.sleep(for: .milliseconds(900))
-        let after = await onGTK { view.stage.player?.preparedCount ?? -1 }
-        #expect(before > 0 && before == after, "\(before) then \(after)")
-        // Shown again, it plays on.
-        await onGTK { gtk_widget_set_visible(window.pointer, 1) }
-        #expect(await waitOnGTK { (view.stage.player?.preparedCount ?? 0) > after })
-    }
-
-    @Test func aFiniteRepeatCountStopsOnTheLastFrame() async throws {
-        let view = await onGTK { () -> KFImageView in
-            let window = gtk_window_new()!
-            let view = KFImageView(width: 40, height: 40)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return view
-        }
-        let frames = try [[220, 20, 20, 255], [20, 20, 220, 255]].map { (rgba: [UInt8]) in
-            try KFCrossPlatformImage(rgbaPixels: [UInt8]((0..<40 * 40).flatMap { _ in rgba }), width: 40, height: 40)
-        }
-        view.repeatCount = .once
-        view.image = try #require(KFCrossPlatformImage.animatedImage(with: frames, duration: 0.2))
-        #expect(await waitOnGTK { view.stage.player?.finished == true })
-        #expect(await onGTK { !view.isAnimating })
-        let centre = try #require(await onGTK { Self.renderedCentre(view) })
-        #expect(centre[2] > 200, "the last frame stays: \(centre)")
-    }
-
     /// On the GTK thread: the centre pixel as drawn now.
     private static func renderedCentre(_ view: KFImageView) -> [UInt8]? {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        guard let rgba = cgtk_widget_render_rgba(view.widget.pointer, &width, &height) else { return nil }
-        defer { g_free(rgba) }
-        let offset = (Int(height / 2) * Int(width) + Int(width / 2)) * 4
-        return (0..<4).map { rgba[offset + $0] }
+        guard let shown = rendered(view) else { return nil }
+        let offset = ((shown.height / 2) * shown.width + shown.width / 2) * 4
+        return Array(shown.pixels[offset..<offset + 4])
     }
 }

@@ -28,8 +28,6 @@ extension ImageServer {
             return await Result(awaiting: {
                 guard await self.gate.enter() else { throw ImageServerError.overloaded }
                 defer { self.gate.leave() }
-                // Made meanwhile by work that ended while this one waited for its turn.
-                if let recent = await self.recentResult(forKey: key, source: source, plan: plan) { return recent }
                 return try await self.make(source: source, plan: plan, key: key)
             })
         }
@@ -69,12 +67,19 @@ extension ImageServer {
             forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
     }
 
-    /// Makes (or finds on disk) the encoded result: the disk cache when current, else the library's retrieval,
-    /// which revalidates or downloads the original (guarded), processes it and stores the encoded result.
+    /// Makes (or finds) the encoded result. While the source is current: in memory (made by work that ended while
+    /// this one waited for its turn), or in the disk cache. Otherwise the library's retrieval, which revalidates or
+    /// downloads the original (guarded), processes it and stores the encoded result.
     private func make(source: Source, plan: ResultPlan, key: String) async throws -> ServedImage {
         let cache = manager.cache
-        if await isCurrent(source, plan: plan), let data = try? cache.diskStorage.value(forKey: key), !data.isEmpty {
-            return remember(ServedImage(data: data), forKey: key, from: .disk)
+        if await isCurrent(source, plan: plan) {
+            if let recent = recentResults.value(forKey: key) {
+                metrics.countResult(from: .memory)
+                return recent
+            }
+            if let data = try? cache.diskStorage.value(forKey: key), !data.isEmpty {
+                return remember(ServedImage(data: data), forKey: key, from: .disk)
+            }
         }
         if case .network(let resource) = source {
             try await sourceGuard.check(resource.downloadURL)
