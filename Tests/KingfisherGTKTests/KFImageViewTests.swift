@@ -180,6 +180,53 @@ struct KFImageViewTests {
         #expect(centre[1] > 200 && centre[0] < 60, "\(centre)")
     }
 
+    @Test func anAnimationPlaysItsFramesAtTheirDelaysAndStopsWhenUnmapped() async throws {
+        let (view, window) = await Self.presentedView(width: 60, height: 60)
+        let frames = try [[220, 20, 20, 255], [20, 220, 20, 255], [20, 20, 220, 255]].map {
+            try Self.solid($0, width: 60, height: 60)
+        }
+        let animation = try #require(KFCrossPlatformImage.animatedImage(with: frames, duration: 0.9))  // 0.3 s each
+        view.framePreloadCount = 2
+        view.image = animation
+        // The centre's colour (0 red, 1 green, 2 blue) each time it changes, with the time.
+        var changes: [(seconds: Double, colour: Int)] = []
+        let start = Date()
+        while Date().timeIntervalSince(start) < 1.5 {
+            if let centre = await onGTK({ Self.renderedCentre(view) }), centre[3] > 200 {
+                let colour = centre[0] > 150 ? 0 : centre[1] > 150 ? 1 : 2
+                if changes.last?.colour != colour { changes.append((Date().timeIntervalSince(start), colour)) }
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let colours = changes.map(\.colour)
+        #expect(colours.count >= 4 && colours.starts(with: [0, 1, 2, 0]), "\(changes)")
+        // Each frame stays about its 0.3 s delay (between changes after the first; loose for a loaded machine).
+        let gaps = zip(changes.dropFirst(), changes.dropFirst(2)).map { $1.seconds - $0.seconds }
+        #expect(gaps.allSatisfy { (0.15...0.7).contains($0) }, "\(gaps)")
+        // Unmapped, it stops: no frame is made drawable any more.
+        let canvas = view.canvas
+        await onGTK { gtk_widget_set_visible(window.pointer, 0) }
+        #expect(await waitOnGTK { gtk_widget_get_mapped(canvas.pointer) == 0 })
+        let before = await onGTK { view.stage.player?.preparedCount ?? -1 }
+        try await Task.sleep(for: .milliseconds(900))
+        let after = await onGTK { view.stage.player?.preparedCount ?? -1 }
+        #expect(before > 0 && before == after, "\(before) then \(after)")
+        // Shown again, it plays on.
+        await onGTK { gtk_widget_set_visible(window.pointer, 1) }
+        #expect(await waitOnGTK { (view.stage.player?.preparedCount ?? 0) > after })
+    }
+
+    @Test func aFiniteRepeatCountStopsOnTheLastFrame() async throws {
+        let (view, _) = await Self.presentedView(width: 40, height: 40)
+        let frames = try [[220, 20, 20, 255], [20, 20, 220, 255]].map { try Self.solid($0, width: 40, height: 40) }
+        view.repeatCount = .once
+        view.image = try #require(KFCrossPlatformImage.animatedImage(with: frames, duration: 0.2))
+        #expect(await waitOnGTK { view.stage.player?.finished == true })
+        #expect(await onGTK { !view.isAnimating })
+        let centre = try #require(await onGTK { Self.renderedCentre(view) })
+        #expect(centre[2] > 200, "the last frame stays: \(centre)")
+    }
+
     /// On the GTK thread: how many pixels of the centre row (or column) are drawn, and whether they are blue.
     private static func extent(_ view: KFImageView, horizontal: Bool) -> (count: Int, blue: Bool) {
         guard let shown = rendered(view) else { return (0, false) }
