@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "KingfisherTestSupport",
             dependencies: [
-                "KingfisherLocking",
+                "KingfisherLocking", "Kingfisher", "CVips",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,7 +1,7 @@
-public import CGtk
+import CGtk
 import Dispatch
 import Foundation
-public import Kingfisher
+import Kingfisher
 import KingfisherLocking
 
 extension KFImageView {

@@ -20,6 +20,8 @@ public final class KFImageView: KingfisherImageTarget {
     /// Where the image is drawn.
     let canvas: GTKObject<GtkWidget>
     let spinner: GTKObject<GtkWidget>
+    /// The widget of the indicator shown (`.image` or a ``GTKIndicator``), if any; only touched on the GTK thread.
+    let indicatorSlot = IndicatorSlot()
     /// What the canvas draws; only touched on the GTK thread.
     let stage = Stage()
 
@@ -180,34 +182,6 @@ public final class KFImageView: KingfisherImageTarget {
                 self?.playIfAnimated(newValue)
                 gtk_widget_queue_draw(canvas.pointer)
             }
-        }
-    }
-
-    // MARK: - Indicators
-
-    public func addIndicator(_ indicator: any Indicator) {
-        guard let activity = indicator as? ActivityIndicator else { return }
-        let spinner = self.spinner
-        activity.onChange = { state in
-            GTKMainContext.perform { Self.spin(spinner, state.isAnimating) }
-        }
-        let animating = activity.state.isAnimating
-        GTKMainContext.perform { Self.spin(spinner, animating) }
-    }
-
-    public func removeIndicator(_ indicator: any Indicator) {
-        guard let activity = indicator as? ActivityIndicator else { return }
-        activity.onChange = nil
-        let spinner = self.spinner
-        GTKMainContext.perform { Self.spin(spinner, false) }
-    }
-
-    private static func spin(_ spinner: GTKObject<GtkWidget>, _ on: Bool) {
-        gtk_widget_set_visible(spinner.pointer, on ? 1 : 0)
-        if on {
-            gtk_spinner_start(cgtk_spinner(spinner.pointer))
-        } else {
-            gtk_spinner_stop(cgtk_spinner(spinner.pointer))
         }
     }
 

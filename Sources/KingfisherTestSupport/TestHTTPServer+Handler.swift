@@ -56,6 +56,7 @@ extension TestHTTPServer {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
+            if responding { server.responseAbandoned(path: path) }
             finishResponse()
             context.fireChannelInactive()
         }

@@ -34,6 +34,7 @@ public final class TestHTTPServer: Sendable {
         var lastHeaders: [String: [(String, String)]] = [:]
         var log: [String] = []
         var inFlight = 0
+        var abandoned: [String: Int] = [:]
         var maxInFlight = 0
         var held: [String: [@Sendable () -> Void]] = [:]
         var released: Set<String> = []
@@ -140,6 +141,10 @@ public final class TestHTTPServer: Sendable {
     /// Requests being answered now.
     public var inFlight: Int { state.withLock { $0.inFlight } }
 
+    /// How many requests for `path` lost their connection before their response ended: the client gave up (a
+    /// cancelled download closes its connection), or the server shut down.
+    public func abandoned(_ path: String) -> Int { state.withLock { $0.abandoned[path, default: 0] } }
+
     /// Sends the responses held for `path` (a route with `held: true`); later requests to it are not held.
     public func release(_ path: String) {
         let blocks = state.withLock { state in
@@ -235,6 +240,10 @@ public final class TestHTTPServer: Sendable {
             return true
         }
         if !parked { block() }
+    }
+
+    func responseAbandoned(path: String) {
+        state.withLock { $0.abandoned[path, default: 0] += 1 }
     }
 
     func responseEnded() {

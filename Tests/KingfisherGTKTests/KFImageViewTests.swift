@@ -10,66 +10,20 @@ import Testing
 /// The view in a real GTK window (Xvfb in CI), loading from a loopback server.
 @Suite(.enabled(if: GTKTestLoop.available, "needs a display (run under xvfb-run)"), .serialized)
 struct KFImageViewTests {
-    /// A `width` x `height` image of one colour.
-    private static func solid(_ rgba: [UInt8], width: Int, height: Int) throws -> KFCrossPlatformImage {
-        try KFCrossPlatformImage(
-            rgbaPixels: [UInt8]((0..<width * height).flatMap { _ in rgba }), width: width, height: height)
-    }
-
-    private static func solidPNG(width: Int, height: Int, rgba: [UInt8]) throws -> Data {
-        try #require(try solid(rgba, width: width, height: height).kf.pngRepresentation())
-    }
-
-    /// A new view of `width` x `height` points in a window of its own, presented; and the window.
-    private static func presentedView(width: Int32, height: Int32) async -> (KFImageView, GTKObject<GtkWidget>) {
-        await onGTK { () -> (KFImageView, GTKObject<GtkWidget>) in
-            let window = gtk_window_new()!
-            let view = KFImageView(width: width, height: height)
-            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
-            gtk_window_present(cgtk_window(window))
-            return (view, GTKObject(window))
-        }
-    }
-
-    /// On the GTK thread: what `view` shows now, as straight RGBA rows.
-    private static func rendered(_ view: KFImageView) -> (pixels: [UInt8], width: Int, height: Int)? {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        guard let rgba = cgtk_widget_render_rgba(view.widget.pointer, &width, &height) else { return nil }
-        defer { g_free(rgba) }
-        let pixels = [UInt8](UnsafeBufferPointer(start: rgba, count: Int(width) * Int(height) * 4))
-        return (pixels, Int(width), Int(height))
-    }
-
-    private static func temporaryCache() throws -> ImageCache {
-        try ImageCache(
-            name: "gtk-test",
-            cacheDirectoryURL: FileManager.default.temporaryDirectory
-                .appendingPathComponent("kf-gtk-\(UUID().uuidString)"))
-    }
-
-    /// The view's RGBA pixel at (x, y) as drawn now.
-    private static func pixel(of view: KFImageView, x: Int, y: Int) async -> [UInt8]? {
-        await onGTK { () -> [UInt8]? in
-            guard let shown = rendered(view), x < shown.width, y < shown.height else { return nil }
-            let offset = (y * shown.width + x) * 4
-            return Array(shown.pixels[offset..<offset + 4])
-        }
-    }
-
     @Test func aLabelPlaceholderAndASpinnerWhileLoadingThenTheImage() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { try? await server.shutdown() } }
         server.route(
             "/red.png",
-            TestHTTPServer.Route(body: try Self.solidPNG(width: 120, height: 80, rgba: [220, 20, 20, 255]), held: true))
-        let (view, _) = await Self.presentedView(width: 120, height: 80)
+            TestHTTPServer.Route(
+                body: try ViewProbe.solidPNG(width: 120, height: 80, rgba: [220, 20, 20, 255]), held: true))
+        let (view, _) = await ViewProbe.presentedView(width: 120, height: 80)
         let label = await onGTK { GTKObject(gtk_label_new("Loading")!) }
         view.kf.indicatorType = .activity
         let finished = Locked<Result<RetrieveImageResult, KingfisherError>?>(nil)
         view.kf.setImage(
             with: server.url("/red.png"), placeholder: GTKWidgetPlaceholder(label.pointer),
-            options: [.targetCache(try Self.temporaryCache()), .transition(.fade(0.2)), .forceTransition],
+            options: [.targetCache(try ViewProbe.temporaryCache()), .transition(.fade(0.2)), .forceTransition],
             completionHandler: { result in finished.withLock { $0 = result } })
         await server.waitForRequests("/red.png")
         // While the response is held: the label lies over the view and the spinner turns.
@@ -90,24 +44,24 @@ struct KFImageViewTests {
             await waitOnGTK {
                 gtk_widget_get_parent(label.pointer) == nil && gtk_widget_get_visible(spinner.pointer) == 0
             })
-        let centre = try #require(await Self.pixel(of: view, x: 60, y: 40))
+        let centre = try #require(await ViewProbe.pixel(of: view, x: 60, y: 40))
         #expect(centre[0] > 200 && centre[1] < 60 && centre[2] < 60, "\(centre)")
     }
 
     @Test func theFadeStartsFromTheOldImageAndEndsOnTheNewOne() async throws {
-        let (view, _) = await Self.presentedView(width: 80, height: 80)
-        let blue = try Self.solid([20, 20, 220, 255], width: 80, height: 80)
-        let green = try Self.solid([20, 220, 20, 255], width: 80, height: 80)
+        let (view, _) = await ViewProbe.presentedView(width: 80, height: 80)
+        let blue = try ViewProbe.solid([20, 20, 220, 255], width: 80, height: 80)
+        let green = try ViewProbe.solid([20, 220, 20, 255], width: 80, height: 80)
         view.image = blue
-        #expect(await waitOnGTK { (Self.renderedCentre(view)?[2] ?? 0) > 200 })
+        #expect(await waitOnGTK { (ViewProbe.renderedCentre(view)?[2] ?? 0) > 200 })
         let done = Locked<Bool?>(nil)
         view.transition(.fade(1.0), from: blue, to: green) { finished in done.withLock { $0 = finished } }
         // Mid-fade the centre mixes blue and green; at the end it is green.
         #expect(await waitOnGTK { view.transitionProgress > 0.2 && view.transitionProgress < 0.8 })
-        let mid = try #require(await Self.pixel(of: view, x: 40, y: 40))
+        let mid = try #require(await ViewProbe.pixel(of: view, x: 40, y: 40))
         #expect(mid[1] > 60 && mid[2] > 60, "\(mid)")
         #expect(await waitOnGTK { done.withLock { $0 } == true })
-        let end = try #require(await Self.pixel(of: view, x: 40, y: 40))
+        let end = try #require(await ViewProbe.pixel(of: view, x: 40, y: 40))
         #expect(end[1] > 200 && end[2] < 60, "\(end)")
     }
 
@@ -116,50 +70,50 @@ struct KFImageViewTests {
         (.flipFromBottom(1.2), false),
     ])
     func midFlipTheImageIsNarrowerAndGrowsBack(transition: ImageTransition, horizontal: Bool) async throws {
-        let (view, _) = await Self.presentedView(width: 80, height: 80)
-        let blue = try Self.solid([20, 20, 220, 255], width: 80, height: 80)
-        let green = try Self.solid([20, 220, 20, 255], width: 80, height: 80)
+        let (view, _) = await ViewProbe.presentedView(width: 80, height: 80)
+        let blue = try ViewProbe.solid([20, 20, 220, 255], width: 80, height: 80)
+        let green = try ViewProbe.solid([20, 220, 20, 255], width: 80, height: 80)
         view.image = blue
-        #expect(await waitOnGTK { Self.extent(view, horizontal: horizontal).count >= 78 })
+        #expect(await waitOnGTK { ViewProbe.extent(view, horizontal: horizontal).count >= 78 })
         let done = Locked<Bool?>(nil)
         view.transition(transition, from: blue, to: green) { finished in done.withLock { $0 = finished } }
         // A quarter of the way: the old (blue) face, turned, so narrower across the turn.
         #expect(await waitOnGTK { view.transitionProgress > 0.15 && view.transitionProgress < 0.35 })
-        let early = await onGTK { Self.extent(view, horizontal: horizontal) }
+        let early = await onGTK { ViewProbe.extent(view, horizontal: horizontal) }
         #expect(early.count > 5 && early.count < 76, "\(early.count)")
         #expect(early.blue, "the old image on the front face")
         // Three quarters: the new (green) face turning in, still narrower.
         #expect(await waitOnGTK { view.transitionProgress > 0.65 && view.transitionProgress < 0.85 })
-        let late = await onGTK { Self.extent(view, horizontal: horizontal) }
+        let late = await onGTK { ViewProbe.extent(view, horizontal: horizontal) }
         #expect(late.count > 5 && late.count < 76, "\(late.count)")
         #expect(!late.blue, "the new image on the back face")
         // The end: full size again, green.
         #expect(await waitOnGTK { done.withLock { $0 } == true })
-        let end = await onGTK { Self.extent(view, horizontal: horizontal) }
+        let end = await onGTK { ViewProbe.extent(view, horizontal: horizontal) }
         #expect(end.count >= 78 && !end.blue)
     }
 
     @Test func contentModesFitFillOrCentreTheImage() async throws {
-        let (view, _) = await Self.presentedView(width: 100, height: 100)
+        let (view, _) = await ViewProbe.presentedView(width: 100, height: 100)
         // 50 x 25 pixels at scale 1.
-        view.image = try Self.solid([20, 20, 220, 255], width: 50, height: 25)
+        view.image = try ViewProbe.solid([20, 20, 220, 255], width: 50, height: 25)
         // Fit: 100 x 50 across the middle.
         // (Edge pixels blend with the transparent outside: sizes are within a pixel or two.)
         #expect(
             await waitOnGTK {
-                Self.extent(view, horizontal: true).count >= 96
-                    && (47...51).contains(Self.extent(view, horizontal: false).count)
+                ViewProbe.extent(view, horizontal: true).count >= 96
+                    && (47...51).contains(ViewProbe.extent(view, horizontal: false).count)
             })
         view.contentMode = .scaleAspectFill
-        #expect(await waitOnGTK { Self.extent(view, horizontal: false).count >= 98 })
+        #expect(await waitOnGTK { ViewProbe.extent(view, horizontal: false).count >= 98 })
         view.contentMode = .center
         #expect(
             await waitOnGTK {
-                (47...51).contains(Self.extent(view, horizontal: true).count)
-                    && (23...26).contains(Self.extent(view, horizontal: false).count)
+                (47...51).contains(ViewProbe.extent(view, horizontal: true).count)
+                    && (23...26).contains(ViewProbe.extent(view, horizontal: false).count)
             })
         let sizes = await onGTK {
-            (Self.extent(view, horizontal: true).count, Self.extent(view, horizontal: false).count)
+            (ViewProbe.extent(view, horizontal: true).count, ViewProbe.extent(view, horizontal: false).count)
         }
         #expect(sizes.0 < 60 && sizes.1 < 30, "\(sizes)")
     }
@@ -169,21 +123,21 @@ struct KFImageViewTests {
         defer { Task { try? await server.shutdown() } }
         server.route(
             "/green.png",
-            .ok(try Self.solidPNG(width: 60, height: 60, rgba: [20, 220, 20, 255]), contentType: "image/png"))
-        let (view, _) = await Self.presentedView(width: 60, height: 60)
+            .ok(try ViewProbe.solidPNG(width: 60, height: 60, rgba: [20, 220, 20, 255]), contentType: "image/png"))
+        let (view, _) = await ViewProbe.presentedView(width: 60, height: 60)
         let finished = Locked(false)
-        KF.url(server.url("/green.png")).targetCache(try Self.temporaryCache()).fade(duration: 0.1)
+        KF.url(server.url("/green.png")).targetCache(try ViewProbe.temporaryCache()).fade(duration: 0.1)
             .onSuccess { _ in finished.withLock { $0 = true } }
             .set(to: view)
         #expect(await waitOnGTK { finished.withLock { $0 } && view.transitionProgress >= 1 })
-        let centre = try #require(await Self.pixel(of: view, x: 30, y: 30))
+        let centre = try #require(await ViewProbe.pixel(of: view, x: 30, y: 30))
         #expect(centre[1] > 200 && centre[0] < 60, "\(centre)")
     }
 
     @Test func anAnimationPlaysItsFramesAtTheirDelaysAndStopsWhenUnmapped() async throws {
-        let (view, window) = await Self.presentedView(width: 60, height: 60)
+        let (view, window) = await ViewProbe.presentedView(width: 60, height: 60)
         let frames = try [[220, 20, 20, 255], [20, 220, 20, 255], [20, 20, 220, 255]].map {
-            try Self.solid($0, width: 60, height: 60)
+            try ViewProbe.solid($0, width: 60, height: 60)
         }
         let animation = try #require(KFCrossPlatformImage.animatedImage(with: frames, duration: 0.9))  // 0.3 s each
         view.framePreloadCount = 2
@@ -192,7 +146,7 @@ struct KFImageViewTests {
         var changes: [(seconds: Double, colour: Int)] = []
         let start = Date()
         while Date().timeIntervalSince(start) < 1.5 {
-            if let centre = await onGTK({ Self.renderedCentre(view) }), centre[3] > 200 {
+            if let centre = await onGTK({ ViewProbe.renderedCentre(view) }), centre[3] > 200 {
                 let colour = centre[0] > 150 ? 0 : centre[1] > 150 ? 1 : 2
                 if changes.last?.colour != colour { changes.append((Date().timeIntervalSince(start), colour)) }
             }
@@ -217,35 +171,13 @@ struct KFImageViewTests {
     }
 
     @Test func aFiniteRepeatCountStopsOnTheLastFrame() async throws {
-        let (view, _) = await Self.presentedView(width: 40, height: 40)
-        let frames = try [[220, 20, 20, 255], [20, 20, 220, 255]].map { try Self.solid($0, width: 40, height: 40) }
+        let (view, _) = await ViewProbe.presentedView(width: 40, height: 40)
+        let frames = try [[220, 20, 20, 255], [20, 20, 220, 255]].map { try ViewProbe.solid($0, width: 40, height: 40) }
         view.repeatCount = .once
         view.image = try #require(KFCrossPlatformImage.animatedImage(with: frames, duration: 0.2))
         #expect(await waitOnGTK { view.stage.player?.finished == true })
         #expect(await onGTK { !view.isAnimating })
-        let centre = try #require(await onGTK { Self.renderedCentre(view) })
+        let centre = try #require(await onGTK { ViewProbe.renderedCentre(view) })
         #expect(centre[2] > 200, "the last frame stays: \(centre)")
-    }
-
-    /// On the GTK thread: how many pixels of the centre row (or column) are drawn, and whether they are blue.
-    private static func extent(_ view: KFImageView, horizontal: Bool) -> (count: Int, blue: Bool) {
-        guard let shown = rendered(view) else { return (0, false) }
-        var count = 0
-        var blueness = 0
-        for i in 0..<(horizontal ? shown.width : shown.height) {
-            let (x, y) = horizontal ? (i, shown.height / 2) : (shown.width / 2, i)
-            let offset = (y * shown.width + x) * 4
-            guard shown.pixels[offset + 3] > 200 else { continue }
-            count += 1
-            blueness += shown.pixels[offset + 2] > shown.pixels[offset + 1] ? 1 : -1
-        }
-        return (count, blueness > 0)
-    }
-
-    /// On the GTK thread: the centre pixel as drawn now.
-    private static func renderedCentre(_ view: KFImageView) -> [UInt8]? {
-        guard let shown = rendered(view) else { return nil }
-        let offset = ((shown.height / 2) * shown.width + shown.width / 2) * 4
-        return Array(shown.pixels[offset..<offset + 4])
     }
 }

@@ -1,0 +1,113 @@
+public import CGtk
+import Foundation
+public import Kingfisher
+
+/// An indicator with a GTK widget of its own (Kingfisher's `.custom(indicator:)` with a view): a ``KFImageView``
+/// lays ``widget`` over its centre (moved by ``Indicator/centerOffset``) while the indicator is set, and the
+/// indicator shows and hides it in `startAnimatingView()` / `stopAnimatingView()`, on the GTK main context
+/// (``GTKMainContext/perform(_:)``).
+public protocol GTKIndicator: Indicator {
+    /// The widget to lay over the view.
+    var widget: GTKObject<GtkWidget> { get }
+}
+
+extension KFImageView {
+    /// The indicator widget laid over the view. Only used on the GTK thread.
+    // @unchecked: created with the view, then read and changed on the GTK main context only.
+    final class IndicatorSlot: @unchecked Sendable {
+        var widget: GTKObject<GtkWidget>?
+        /// The small view playing an `.image` indicator's image.
+        var imageView: KFImageView?
+    }
+
+    public func addIndicator(_ indicator: any Indicator) {
+        switch indicator {
+        case let activity as ActivityIndicator:
+            let spinner = self.spinner
+            activity.onChange = { state in
+                GTKMainContext.perform { Self.spin(spinner, state.isAnimating) }
+            }
+            let animating = activity.state.isAnimating
+            GTKMainContext.perform { Self.spin(spinner, animating) }
+        case let imageIndicator as ImageIndicator:
+            let image = imageIndicator.image
+            let offset = imageIndicator.centerOffset
+            GTKMainContext.perform { [weak self] in
+                guard let self else { return }
+                // The image at its point size, playing while shown (its frame clock stops while it is hidden).
+                let small = KFImageView(
+                    width: Int32((image.size.width).rounded()), height: Int32((image.size.height).rounded()))
+                small.image = image
+                gtk_widget_set_visible(small.widget.pointer, imageIndicator.state.isAnimating ? 1 : 0)
+                self.lay(small.widget, offset: offset)
+                self.indicatorSlot.imageView = small
+            }
+            let slot = indicatorSlot
+            imageIndicator.onChange = { state in
+                GTKMainContext.perform {
+                    guard let small = slot.imageView else { return }
+                    gtk_widget_set_visible(small.widget.pointer, state.isAnimating ? 1 : 0)
+                }
+            }
+        case let widgetIndicator as any GTKIndicator:
+            let widget = widgetIndicator.widget
+            let offset = widgetIndicator.centerOffset
+            GTKMainContext.perform { [weak self] in self?.lay(widget, offset: offset) }
+        default:
+            break
+        }
+    }
+
+    public func removeIndicator(_ indicator: any Indicator) {
+        switch indicator {
+        case let activity as ActivityIndicator:
+            activity.onChange = nil
+            let spinner = self.spinner
+            GTKMainContext.perform { Self.spin(spinner, false) }
+        case let imageIndicator as ImageIndicator:
+            imageIndicator.onChange = nil
+            GTKMainContext.perform { [weak self] in self?.unlayIndicator() }
+        case is any GTKIndicator:
+            GTKMainContext.perform { [weak self] in self?.unlayIndicator() }
+        default:
+            break
+        }
+    }
+
+    /// Lays `widget` over the view's centre, moved by `offset` points. On the GTK thread.
+    private func lay(_ widget: GTKObject<GtkWidget>, offset: CGPoint) {
+        unlayIndicator()
+        let pointer = widget.pointer
+        gtk_widget_set_halign(pointer, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(pointer, GTK_ALIGN_CENTER)
+        // A centred child sits in the middle of its margins: twice the offset on one side moves it by the offset.
+        let dx = Int32((offset.x * 2).rounded())
+        let dy = Int32((offset.y * 2).rounded())
+        gtk_widget_set_margin_start(pointer, max(0, dx))
+        gtk_widget_set_margin_end(pointer, max(0, -dx))
+        gtk_widget_set_margin_top(pointer, max(0, dy))
+        gtk_widget_set_margin_bottom(pointer, max(0, -dy))
+        if gtk_widget_get_parent(pointer) == nil {
+            gtk_overlay_add_overlay(cgtk_overlay(self.widget.pointer), pointer)
+        }
+        indicatorSlot.widget = widget
+    }
+
+    /// Takes the indicator widget laid over the view away. On the GTK thread.
+    private func unlayIndicator() {
+        if let laid = indicatorSlot.widget, gtk_widget_get_parent(laid.pointer) == widget.pointer {
+            gtk_overlay_remove_overlay(cgtk_overlay(widget.pointer), laid.pointer)
+        }
+        indicatorSlot.widget = nil
+        indicatorSlot.imageView = nil
+    }
+
+    static func spin(_ spinner: GTKObject<GtkWidget>, _ on: Bool) {
+        gtk_widget_set_visible(spinner.pointer, on ? 1 : 0)
+        if on {
+            gtk_spinner_start(cgtk_spinner(spinner.pointer))
+        } else {
+            gtk_spinner_stop(cgtk_spinner(spinner.pointer))
+        }
+    }
+}

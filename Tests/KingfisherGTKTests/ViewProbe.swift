@@ -1,0 +1,78 @@
+import CGtk
+import Foundation
+import Kingfisher
+import Testing
+
+@testable import KingfisherGTK
+
+/// Views in windows and what they draw, for the GTK tests.
+enum ViewProbe {
+    /// A `width` x `height` image of one colour.
+    static func solid(_ rgba: [UInt8], width: Int, height: Int) throws -> KFCrossPlatformImage {
+        try KFCrossPlatformImage(
+            rgbaPixels: [UInt8]((0..<width * height).flatMap { _ in rgba }), width: width, height: height)
+    }
+
+    static func solidPNG(width: Int, height: Int, rgba: [UInt8]) throws -> Data {
+        try #require(try solid(rgba, width: width, height: height).kf.pngRepresentation())
+    }
+
+    /// A new view of `width` x `height` points in a window of its own, presented; and the window.
+    static func presentedView(width: Int32, height: Int32) async -> (KFImageView, GTKObject<GtkWidget>) {
+        await onGTK { () -> (KFImageView, GTKObject<GtkWidget>) in
+            let window = gtk_window_new()!
+            let view = KFImageView(width: width, height: height)
+            gtk_window_set_child(cgtk_window(window), view.widget.pointer)
+            gtk_window_present(cgtk_window(window))
+            return (view, GTKObject(window))
+        }
+    }
+
+    /// On the GTK thread: what `view` shows now, as straight RGBA rows.
+    static func rendered(_ view: KFImageView) -> (pixels: [UInt8], width: Int, height: Int)? {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard let rgba = cgtk_widget_render_rgba(view.widget.pointer, &width, &height) else { return nil }
+        defer { g_free(rgba) }
+        let pixels = [UInt8](UnsafeBufferPointer(start: rgba, count: Int(width) * Int(height) * 4))
+        return (pixels, Int(width), Int(height))
+    }
+
+    static func temporaryCache() throws -> ImageCache {
+        try ImageCache(
+            name: "gtk-test",
+            cacheDirectoryURL: FileManager.default.temporaryDirectory
+                .appendingPathComponent("kf-gtk-\(UUID().uuidString)"))
+    }
+
+    /// The view's RGBA pixel at (x, y) as drawn now.
+    static func pixel(of view: KFImageView, x: Int, y: Int) async -> [UInt8]? {
+        await onGTK { () -> [UInt8]? in
+            guard let shown = rendered(view), x < shown.width, y < shown.height else { return nil }
+            let offset = (y * shown.width + x) * 4
+            return Array(shown.pixels[offset..<offset + 4])
+        }
+    }
+
+    /// On the GTK thread: how many pixels of the centre row (or column) are drawn, and whether they are blue.
+    static func extent(_ view: KFImageView, horizontal: Bool) -> (count: Int, blue: Bool) {
+        guard let shown = rendered(view) else { return (0, false) }
+        var count = 0
+        var blueness = 0
+        for i in 0..<(horizontal ? shown.width : shown.height) {
+            let (x, y) = horizontal ? (i, shown.height / 2) : (shown.width / 2, i)
+            let offset = (y * shown.width + x) * 4
+            guard shown.pixels[offset + 3] > 200 else { continue }
+            count += 1
+            blueness += shown.pixels[offset + 2] > shown.pixels[offset + 1] ? 1 : -1
+        }
+        return (count, blueness > 0)
+    }
+
+    /// On the GTK thread: the centre pixel as drawn now.
+    static func renderedCentre(_ view: KFImageView) -> [UInt8]? {
+        guard let shown = rendered(view) else { return nil }
+        let offset = ((shown.height / 2) * shown.width + shown.width / 2) * 4
+        return Array(shown.pixels[offset..<offset + 4])
+    }
+}
