@@ -127,6 +127,8 @@ let package = Package(
                 "KingfisherTerminal",
                 "KingfisherTestSupport",  // the loopback server `kf demo` serves its sample images from
                 "KingfisherServer",
+                "KingfisherGTK",
+                "CGtk",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

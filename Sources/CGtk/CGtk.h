@@ -9,6 +9,10 @@
 static inline GtkWindow *cgtk_window(GtkWidget *widget) { return GTK_WINDOW(widget); }
 static inline GtkOverlay *cgtk_overlay(GtkWidget *widget) { return GTK_OVERLAY(widget); }
 static inline GtkSpinner *cgtk_spinner(GtkWidget *widget) { return GTK_SPINNER(widget); }
+static inline GtkScrolledWindow *cgtk_scrolled_window(GtkWidget *widget) { return GTK_SCROLLED_WINDOW(widget); }
+static inline GtkGrid *cgtk_grid(GtkWidget *widget) { return GTK_GRID(widget); }
+static inline GtkLabel *cgtk_label(GtkWidget *widget) { return GTK_LABEL(widget); }
+static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }
 static inline void cgtk_object_unref(void *object) { g_object_unref(object); }
 static inline void *cgtk_object_ref_sink(void *object) { return g_object_ref_sink(object); }
 
@@ -32,6 +36,13 @@ static inline void cgtk_invoke(cgtk_function function, void *data) {
     call->data = data;
     g_main_context_invoke_full(NULL, G_PRIORITY_DEFAULT, cgtk_invoke_trampoline, call, NULL);
 }
+/// Runs `function(data)` once when the default main context is next idle (never at once, even on the GTK thread).
+static inline void cgtk_idle(cgtk_function function, void *data) {
+    cgtk_call *call = g_new(cgtk_call, 1);
+    call->function = function;
+    call->data = data;
+    g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, cgtk_invoke_trampoline, call, NULL);
+}
 /// Whether the calling thread owns the default main context (is the GTK thread).
 static inline int cgtk_is_main_thread(void) { return g_main_context_is_owner(g_main_context_default()); }
 
@@ -50,6 +61,35 @@ static gboolean cgtk_dispatch_main_queue_ready(gint fd, GIOCondition condition, 
 /// Makes the default main context run `DispatchQueue.main`'s work (as Foundation's run loop does elsewhere).
 static inline guint cgtk_attach_dispatch_main_queue(void) {
     return g_unix_fd_add(_dispatch_get_main_queue_handle_4CF(), G_IO_IN, cgtk_dispatch_main_queue_ready, NULL);
+}
+
+// MARK: - Signals
+
+typedef struct {
+    cgtk_function function;
+    void *data;
+    cgtk_function release;
+} cgtk_handler;
+static void cgtk_signal_trampoline(gpointer instance, gpointer data) {
+    cgtk_handler *handler = data;
+    handler->function(handler->data);
+}
+static void cgtk_handler_release(gpointer data, GClosure *closure) {
+    cgtk_handler *handler = data;
+    handler->release(handler->data);
+    g_free(handler);
+}
+/// Calls `function(data)` on each emission of `signal` on `instance`; `release(data)` when disconnected or the
+/// instance goes away. Only for signals whose handlers take no arguments and return nothing (`value-changed`,
+/// `changed`, a frame clock's phases).
+static inline gulong cgtk_connect(void *instance, const char *signal, cgtk_function function, void *data,
+                                  cgtk_function release) {
+    cgtk_handler *handler = g_new(cgtk_handler, 1);
+    handler->function = function;
+    handler->data = data;
+    handler->release = release;
+    return g_signal_connect_data(instance, signal, G_CALLBACK(cgtk_signal_trampoline), handler,
+                                 cgtk_handler_release, 0);
 }
 
 // MARK: - Frame clock

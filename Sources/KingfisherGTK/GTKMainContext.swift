@@ -34,6 +34,17 @@ public enum GTKMainContext {
             }, box)
     }
 
+    /// Runs `body` on the GTK main context when it is next idle: never at once, so not inside the frame (layout,
+    /// drawing) or the signal emission that asks for it.
+    public static func performWhenIdle(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Work(body)).toOpaque()
+        cgtk_idle(
+            { pointer in
+                guard let pointer else { return }
+                Unmanaged<Work>.fromOpaque(pointer).takeRetainedValue().body()
+            }, box)
+    }
+
     /// Makes the GLib main loop run `DispatchQueue.main`'s work, as Foundation's run loop does elsewhere. Call once,
     /// on the GTK thread, in a program whose main thread runs GTK.
     public static func attachDispatchMainQueue() {

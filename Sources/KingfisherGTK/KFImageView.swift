@@ -1,5 +1,5 @@
 public import CGtk
-import Foundation
+public import Foundation
 public import Kingfisher
 import KingfisherLocking
 
@@ -50,6 +50,11 @@ public final class KFImageView: KingfisherImageTarget {
     }
     private let contentModeValue = Locked(ContentMode.scaleAspectFit)
 
+    /// Device pixels per point where the view is shown (2 on a HiDPI monitor, 1 before it is realised): ask for
+    /// images this many times the view's point size (`.scaleFactor(view.scaleFactor)` with a downsampling processor
+    /// sized in points), and they are drawn pixel for pixel. On the GTK thread.
+    public var scaleFactor: CGFloat { CGFloat(max(1, gtk_widget_get_scale_factor(widget.pointer))) }
+
     /// How many times an animated image plays. `.infinite` by default (Kingfisher's `AnimatedImageView`).
     public var repeatCount: RepeatCount {
         get { playback.withLock { $0.repeatCount } }
@@ -82,17 +87,8 @@ public final class KFImageView: KingfisherImageTarget {
         let stage = self.stage
         let redraw: @Sendable () -> Void = { gtk_widget_queue_draw(canvas.pointer) }
         player.prepareAhead(redraw: redraw)
-        let box = Unmanaged.passRetained(PlayerTick(player: player, stage: stage, redraw: redraw)).toOpaque()
-        _ = cgtk_add_tick(
-            canvas.pointer,
-            { data, frameTime in
-                guard let data else { return 0 }
-                return Unmanaged<PlayerTick>.fromOpaque(data).takeUnretainedValue().step(Int64(frameTime)) ? 1 : 0
-            }, box,
-            { data in
-                guard let data else { return }
-                Unmanaged<PlayerTick>.fromOpaque(data).release()
-            })
+        let tick = PlayerTick(player: player, stage: stage, redraw: redraw)
+        GTKCallbacks.addTick(to: canvas.pointer) { tick.step($0) }
     }
 
     /// Stops playing; the frame shown stays. On the GTK thread.
@@ -226,17 +222,7 @@ public final class KFImageView: KingfisherImageTarget {
             stage.current = Stage.Picture(newImage)
             stage.motion = .moving(kind, progress: 0)
             gtk_widget_queue_draw(canvas.pointer)
-            let box = Unmanaged.passRetained(motion).toOpaque()
-            _ = cgtk_add_tick(
-                canvas.pointer,
-                { data, frameTime in
-                    guard let data else { return 0 }
-                    return Unmanaged<Motion>.fromOpaque(data).takeUnretainedValue().step(at: Int64(frameTime)) ? 1 : 0
-                }, box,
-                { data in
-                    guard let data else { return }
-                    Unmanaged<Motion>.fromOpaque(data).release()
-                })
+            GTKCallbacks.addTick(to: canvas.pointer) { motion.step(at: $0) }
         }
     }
 

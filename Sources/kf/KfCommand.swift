@@ -11,7 +11,7 @@ struct KfCommand: AsyncParsableCommand {
         version: "kf \(KingfisherVersion.string) (libvips \(ImageEngine.libvipsVersion))",
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, InfoCommand.self, CacheCommand.self, ViewCommand.self,
-            DemoCommand.self, ServeCommand.self,
+            DemoCommand.self, ServeCommand.self, GalleryCommand.self,
         ])
 
     /// Tunes malloc, then parses and runs the subcommand (ArgumentParser's own `main`, with that step first).

@@ -83,7 +83,7 @@ struct ViewCommand: AsyncParsableCommand {
                     + "give -o FILE to write a PNG")
             throw ExitCode.failure
         }
-        let placeholderImage = try loadPlaceholder()
+        let placeholderImage = try PlaceholderFile.load(placeholder)
         let pipeline = Pipeline(
             cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger,
             httpCachePolicy: cacheOptions.httpCachePolicy)
@@ -116,18 +116,5 @@ struct ViewCommand: AsyncParsableCommand {
         }
         guard let terminal else { return .fallback }
         return TerminalGridSize(columns: terminal.columns, rows: max(1, terminal.rows - 1))
-    }
-
-    private func loadPlaceholder() throws(CommandFailure) -> KFCrossPlatformImage? {
-        guard let placeholder else { return nil }
-        let path = (placeholder as NSString).expandingTildeInPath
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("cannot read the placeholder \(placeholder)")
-        }
-        do {
-            return try KFCrossPlatformImage(decoding: data)
-        } catch {
-            throw CommandFailure("the placeholder \(placeholder) is not an image: \(error.errorDescription ?? "")")
-        }
     }
 }

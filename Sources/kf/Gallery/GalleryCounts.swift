@@ -1,0 +1,17 @@
+/// What the gallery did, for `--report`.
+struct GalleryCounts: Codable {
+    /// Cells that were on screen at least once.
+    var everVisible = 0
+    /// Loads started (each on screen when it started).
+    var started = 0
+    var loaded = 0
+    var failed = 0
+    /// Loads cancelled because their cell left the screen first.
+    var cancelled = 0
+    /// Images let go because their cell was far off screen.
+    var released = 0
+    /// Cells whose bytes were asked for ahead of being shown.
+    var prefetchRequested = 0
+    /// Completion handlers that ran on the GTK thread (they are asked for on Dispatch's main queue).
+    var completedOnGTKThread = 0
+}
