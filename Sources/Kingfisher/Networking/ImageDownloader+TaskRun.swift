@@ -83,7 +83,9 @@ extension ImageDownloader {
             let result = await DecodeExecutor.run(
                 on: options.processingQueue, decoding: data, engine: options.engine ?? configuration.engine
             ) {
-                metrics.timeProcessing { ProcessingStage.image(from: data, options: options) }
+                metrics.timeProcessing(headerOnly: options.processor is ImageHeaderCheck.Processor) {
+                    ProcessingStage.image(from: data, options: options)
+                }
             }
             // Callers that joined meanwhile: those of this group take this result, the others queue for a run of
             // their own. The task finishes when this was the last group and nobody else joined.

@@ -14,6 +14,8 @@ struct DownloaderMetrics: Sendable {
     let running: Gauge
     /// Decoding and processing downloaded bodies.
     let processing: CoreMetrics.Timer
+    /// Checking downloaded bodies' headers without decoding them (a prefetch storing original bytes).
+    let headerCheck: CoreMetrics.Timer
 
     init(downloaderName name: String, sink: MetricsSink = MetricsSink()) {
         self.sink = sink
@@ -25,6 +27,7 @@ struct DownloaderMetrics: Sendable {
         queueDepth = sink.gauge(MetricName.downloadQueueDepth, [downloader])
         running = sink.gauge(MetricName.downloadsRunning, [downloader])
         processing = sink.processingTimer(stage: "download")
+        headerCheck = sink.processingTimer(stage: "header")
     }
 
     /// Counts a download that ended with `status`: an HTTP status code, `error` (no usable response), `cancelled`.
@@ -39,7 +42,10 @@ struct DownloaderMetrics: Sendable {
         self.running.record(running)
     }
 
-    func timeProcessing<T>(_ body: () -> T) -> T { processing.time(body) }
+    /// Times `body` as processing, or as a header check when `headerOnly` (nothing decoded).
+    func timeProcessing<T>(headerOnly: Bool, _ body: () -> T) -> T {
+        (headerOnly ? headerCheck : processing).time(body)
+    }
 }
 
 /// An ``ImageCache``'s metrics, made when the cache is, with the cache's name as the `cache` dimension.

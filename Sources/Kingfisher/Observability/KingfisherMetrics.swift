@@ -17,7 +17,7 @@ import KingfisherLocking
 /// | `kingfisher_cache_hits_total`, `kingfisher_cache_misses_total` | counter | `cache`, `tier` (`memory`, `disk`) |
 /// | `kingfisher_disk_reads_coalesced_total` | counter | `cache` |
 /// | `kingfisher_disk_write_failures_total` | counter | `cache` |
-/// | `kingfisher_processing_duration_seconds` | timer | `stage` (`download`, `provider`, `original`, `disk`, `encode`) |
+/// | `kingfisher_processing_duration_seconds` | timer | `stage` (`download`, `provider`, `original`, `disk`, `encode`; `header`: a prefetch's header check, nothing decoded) |
 /// | `kingfisher_decode_queue_depth` | gauge | none |
 enum MetricName {
     static let downloads = "kingfisher_downloads_total"
