@@ -30,7 +30,9 @@ struct GalleryCommandTests {
     @Test func onlyTheTilesOnScreenLoadAndTheRowAheadIsFetchedWithoutDecoding() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { try? await server.shutdown() } }
-        for index in 0..<40 { server.route("/t\(index).png", .cacheable(try Self.tile(index), contentType: "image/png")) }
+        for index in 0..<40 {
+            server.route("/t\(index).png", .cacheable(try Self.tile(index), contentType: "image/png"))
+        }
         let scratch = try TempDir()
         let urls = (0..<40).map { server.url("/t\($0).png").absoluteString }
         let run = try await Kf.run(
