@@ -187,6 +187,29 @@ static inline cairo_surface_t *cgtk_surface_rgba(const guint8 *rgba, int width, 
 
 static inline void cgtk_surface_destroy(cairo_surface_t *surface) { cairo_surface_destroy(surface); }
 
+/// A copy of `surface` scaled to `width` x `height` pixels with cairo's good filter: drawn at one pixel per device
+/// pixel it is a plain copy of pixels, however often it is drawn.
+static inline cairo_surface_t *cgtk_surface_scaled(cairo_surface_t *surface, int width, int height) {
+    cairo_surface_t *scaled = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+    if (cairo_surface_status(scaled) != CAIRO_STATUS_SUCCESS) return scaled;
+    cairo_t *cr = cairo_create(scaled);
+    cairo_scale(cr, (double)width / cairo_image_surface_get_width(surface),
+                (double)height / cairo_image_surface_get_height(surface));
+    cairo_set_source_surface(cr, surface, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+    cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+    cairo_paint(cr);
+    cairo_destroy(cr);
+    return scaled;
+}
+
+/// Device pixels per point of what `cr` draws on (2 on a HiDPI monitor).
+static inline double cgtk_device_scale(cairo_t *cr) {
+    double x = 1, y = 1;
+    cairo_surface_get_device_scale(cairo_get_target(cr), &x, &y);
+    return x > 0 ? x : 1;
+}
+
 /// Draws `surface` in `width` x `height` points, centred: fitted inside (mode 0), covering (1, the overflow cut
 /// off) or at its own size (2: `image_scale` pixels per point), with `alpha`, turned by `angle` radians about the
 /// centre line (axis 0: vertical, a left-right flip; 1: horizontal, a top-bottom flip) and seen in perspective

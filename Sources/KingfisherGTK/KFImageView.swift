@@ -8,6 +8,9 @@ import KingfisherLocking
 /// any GTK widget; the image is drawn in a `GtkDrawingArea` (fitted, centred), an `.activity` indicator is a
 /// `GtkSpinner` over it, a widget placeholder (``GTKWidgetPlaceholder``) is laid over it while loading.
 ///
+/// A view taken off the screen (unmapped: its window hidden or closed, the widget removed) cancels its load; one
+/// that was never shown loads as asked.
+///
 /// Create it on the GTK thread. Kingfisher may call it from any thread: every GTK call it makes runs on the GTK
 /// main context (``GTKMainContext``); decoding and processing stay in the pipeline.
 ///
@@ -157,6 +160,8 @@ public final class KFImageView: KingfisherImageTarget {
                 guard let data else { return }
                 Unmanaged<Stage>.fromOpaque(data).release()
             })
+        // Taken off the screen (its window closed or hidden, the widget removed), it stops loading.
+        GTKCallbacks.connect(overlay, "unmap") { [weak self] in self?.kf.cancelDownloadTask() }
     }
 
     deinit {
@@ -259,7 +264,39 @@ public final class KFImageView: KingfisherImageTarget {
                     cgtk_surface_rgba($0.baseAddress, Int32(image.pixelWidth), Int32(image.pixelHeight))
                 }
             }
-            deinit { cgtk_surface_destroy(surface) }
+            deinit {
+                cgtk_surface_destroy(surface)
+                if let fitted { cgtk_surface_destroy(fitted.surface) }
+            }
+
+            /// The last copy made to draw in a view without scaling: its size in pixels, and the surface.
+            private var fitted: (width: Int32, height: Int32, surface: OpaquePointer?)?
+
+            /// The picture as drawn in `width` x `height` points with `mode` on a `deviceScale` target: a copy
+            /// scaled once (and kept until the size changes), so that each frame only copies pixels; `nil` when no
+            /// scaling is needed.
+            func fitted(width: Int32, height: Int32, mode: ContentMode, deviceScale: Double) -> OpaquePointer? {
+                guard let surface else { return nil }
+                let (sw, sh) = (
+                    Double(cairo_image_surface_get_width(surface)), Double(cairo_image_surface_get_height(surface))
+                )
+                guard sw > 0, sh > 0, width > 0, height > 0 else { return nil }
+                let points: Double
+                switch mode {
+                case .scaleAspectFit: points = min(Double(width) / sw, Double(height) / sh)
+                case .scaleAspectFill: points = max(Double(width) / sw, Double(height) / sh)
+                case .center: points = 1 / max(scale, 0.001)
+                }
+                let pixels = points * deviceScale
+                guard abs(pixels - 1) > 0.001 else { return nil }
+                let w = Int32(max(1, (sw * pixels).rounded()))
+                let h = Int32(max(1, (sh * pixels).rounded()))
+                if let fitted, fitted.width == w, fitted.height == h { return fitted.surface }
+                if let fitted { cgtk_surface_destroy(fitted.surface) }
+                let copy = cgtk_surface_scaled(surface, w, h)
+                fitted = (w, h, copy)
+                return copy
+            }
         }
 
         var current: Picture?
@@ -272,8 +309,16 @@ public final class KFImageView: KingfisherImageTarget {
         func draw(_ cairo: OpaquePointer, _ width: Int, _ height: Int) {
             let (w, h) = (Int32(width), Int32(height))
             let mode = contentMode.rawValue
+            let deviceScale = cgtk_device_scale(cairo)
             func paint(_ picture: Picture?, alpha: Double, angle: Double = 0, axis: Int32 = 0) {
                 guard let picture else { return }
+                // Unturned, a copy already at the drawn size is drawn at its own size (pixels copied, no filtering).
+                if angle == 0,
+                    let fitted = picture.fitted(width: w, height: h, mode: contentMode, deviceScale: deviceScale)
+                {
+                    cgtk_draw_surface(cairo, fitted, w, h, alpha, 0, 0, ContentMode.center.rawValue, deviceScale)
+                    return
+                }
                 cgtk_draw_surface(cairo, picture.surface, w, h, alpha, angle, axis, mode, picture.scale)
             }
             switch motion {

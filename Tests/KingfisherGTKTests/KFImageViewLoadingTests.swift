@@ -183,4 +183,22 @@ struct KFImageViewLoadingTests {
         server.release("/slow.png")
         #expect(await waitOnGTK { finished.withLock { $0 } != nil })
     }
+
+    @Test func aViewTakenOffTheScreenCancelsItsLoad() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        server.route(
+            "/held.png",
+            TestHTTPServer.Route(
+                body: try ViewProbe.solidPNG(width: 40, height: 40, rgba: [220, 20, 20, 255]), held: true))
+        let (view, window) = await ViewProbe.presentedView(width: 40, height: 40)
+        let finished = try Self.load(view, server.url("/held.png"))
+        await server.waitForRequests("/held.png")
+        // The window hides: the view is unmapped, its download is cancelled and its connection dropped.
+        await onGTK { gtk_widget_set_visible(window.pointer, 0) }
+        #expect(await waitOnGTK { finished.withLock { $0 } != nil })
+        #expect(finished.withLock { $0.map { (try? $0.get()) == nil } } == true)
+        #expect(await waitOnGTK { server.abandoned("/held.png") == 1 })
+        #expect(view.image == nil)
+    }
 }

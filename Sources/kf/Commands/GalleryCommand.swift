@@ -146,9 +146,7 @@ struct GalleryCommand: ParsableCommand {
             window: window, manager: pipeline.manager,
             settings: loadSettings(layout: layout, cache: cache, placeholder: placeholderImage))
         window.onScroll { loads.refresh() }
-        if ProcessInfo.processInfo.environment["KF_NOSPIN"] == nil {
-            for cell in cells { cell.view.kf.indicatorType = .activity }
-        }
+        for cell in cells { cell.view.kf.indicatorType = .activity }
         let frames = FrameTimes()
         let runner = GalleryRunner(window: window, loads: loads, frames: frames, schedule: schedule)
         window.present()
@@ -178,16 +176,13 @@ struct GalleryCommand: ParsableCommand {
         return schedule
     }
 
-    /// The views' options: thumbnails the tile's size in device pixels, the transition, callbacks on the main
-    /// queue; the prefetches' options: original bytes onto the disk cache, nothing decoded.
+    /// The views' options: the transition, callbacks on the main queue (thumbnails the tile's size in device
+    /// pixels are added per load); the prefetches' options: original bytes onto the disk cache, nothing decoded.
     private func loadSettings(
         layout: GalleryWindow.Layout, cache: ImageCache, placeholder: KFCrossPlatformImage?
     ) -> GalleryLoads.Settings {
-        let scale: CGFloat = 1  // Xvfb and most X11 screens; a HiDPI monitor gives each view's scaleFactor
-        let size = CGSize(width: CGFloat(layout.cellWidth) * scale, height: CGFloat(layout.cellHeight) * scale)
         var options: KingfisherOptionsInfo = [
-            .targetCache(cache), .processor(DownsamplingImageProcessor(size: size)), .scaleFactor(scale),
-            .transition(transition.transition), .callbackQueue(.mainCurrentOrAsync),
+            .targetCache(cache), .transition(transition.transition), .callbackQueue(.mainCurrentOrAsync),
         ]
         if forceTransition { options.append(.forceTransition) }
         if progressive { options.append(.progressiveJPEG(ImageProgressive())) }
@@ -197,7 +192,9 @@ struct GalleryCommand: ParsableCommand {
             .targetCache(cache), .cacheSerializer(originals), .downloadPriority(0.2),
         ]
         return GalleryLoads.Settings(
-            options: options, prefetchOptions: prefetchOptions, placeholder: placeholder, prefetchRows: prefetch,
+            options: options,
+            tileSize: CGSize(width: CGFloat(layout.cellWidth), height: CGFloat(layout.cellHeight)),
+            prefetchOptions: prefetchOptions, placeholder: placeholder, prefetchRows: prefetch,
             keepRows: 4)
     }
 

@@ -8,8 +8,10 @@ import KingfisherGTK
 /// the disk cache, so a view that is never shown is never decoded. On the GTK thread.
 final class GalleryLoads {
     struct Settings {
-        /// Options of the views' loads (processor, transition, callback queue...).
+        /// Options of the views' loads (transition, callback queue...); each adds a thumbnail processor.
         var options: KingfisherOptionsInfo
+        /// A tile's size in points: thumbnails are made this size times the view's scale factor.
+        var tileSize: CGSize
         /// Options of the prefetches: the original bytes go to disk, nothing is decoded.
         var prefetchOptions: KingfisherOptionsInfo
         var placeholder: KFCrossPlatformImage?
@@ -78,8 +80,15 @@ final class GalleryLoads {
         let generation = cell.generation
         let handle = GTKThreadBound((self, cell))
         let placeholder: any Placeholder = settings.placeholder ?? cell.label
+        // In device pixels (twice the points on a HiDPI monitor), and half as large again as the tile: a photo of up
+        // to 2:1 fitted in it still covers the tile, which the view fills.
+        let scale = cell.view.scaleFactor
+        let thumbnail = CGSize(
+            width: settings.tileSize.width * scale * 1.5, height: settings.tileSize.height * scale * 1.5)
+        let options =
+            settings.options + [.processor(DownsamplingImageProcessor(size: thumbnail)), .scaleFactor(scale)]
         cell.view.kf.setImage(
-            with: cell.source, placeholder: placeholder, options: settings.options, progressBlock: nil
+            with: cell.source, placeholder: placeholder, options: options, progressBlock: nil
         ) { result in
             // `.mainCurrentOrAsync`: Dispatch's main queue, drained by the GLib main loop, i.e. the GTK thread.
             let onGTKThread = GTKMainContext.isCurrent

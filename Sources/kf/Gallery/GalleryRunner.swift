@@ -79,14 +79,6 @@ final class GalleryRunner {
     /// Takes the screenshots due by the frame just drawn; quits after the last.
     private func takeScreenshotsDue() {
         guard !quit, let elapsed = elapsedNow else { return }
-        if ProcessInfo.processInfo.environment["KF_DEBUG_GALLERY"] != nil {
-            let v = window.cells[0].view.widget.pointer
-            let g = gtk_widget_get_parent(v)!
-            let vp = gtk_widget_get_parent(g)!
-            print(
-                "dbg", elapsed, gtk_widget_get_width(v), gtk_widget_get_width(g), gtk_widget_get_width(vp),
-                gtk_widget_get_mapped(v), gtk_widget_get_child_visible(g))
-        }
         do {
             if let shot = schedule.screenshot, elapsed >= shot.after {
                 try WindowScreenshot.write(window.scroller.pointer, to: shot.file)
