@@ -103,11 +103,4 @@ extension KFImageView {
             }
         }
     }
-
-    /// A drawable frame handed from the preparing queue to the GTK thread.
-    // @unchecked: the picture is made on the queue and only used on the GTK thread after the hand-over.
-    private final class PictureDelivery: @unchecked Sendable {
-        let picture: Stage.Picture?
-        init(_ picture: Stage.Picture?) { self.picture = picture }
-    }
 }

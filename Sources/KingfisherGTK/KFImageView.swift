@@ -173,18 +173,31 @@ public final class KFImageView: KingfisherImageTarget {
         get { shown.withLock { $0 } }
         set {
             shown.withLock { $0 = newValue }
-            generation.withLock { $0 += 1 }
+            let mine = generation.withLock { value -> Int in
+                value += 1
+                return value
+            }
             let stage = self.stage
             let canvas = self.canvas
-            GTKMainContext.perform { [weak self] in
-                stage.current = Stage.Picture(newValue)
-                stage.previous = nil
-                stage.motion = .still
-                self?.playIfAnimated(newValue)
-                gtk_widget_queue_draw(canvas.pointer)
+            // The image becomes drawable off the main loop, then is shown there unless a newer one came meanwhile.
+            Self.pictureQueue.async { [weak self] in
+                let fitting = stage.drawnAs.withLock { $0 }
+                let picture = PictureDelivery(Stage.Picture(newValue, preparedFor: fitting))
+                GTKMainContext.perform { [weak self] in
+                    guard let self, self.isCurrent(mine) else { return }
+                    stage.current = picture.picture
+                    stage.previous = nil
+                    stage.motion = .still
+                    self.playIfAnimated(newValue)
+                    gtk_widget_queue_draw(canvas.pointer)
+                }
             }
         }
     }
+
+    /// Where images are made drawable (converted for cairo, scaled to the drawn size), one at a time, off the main
+    /// loop.
+    static let pictureQueue = DispatchQueue(label: "com.onevcat.Kingfisher.KFImageView.pictures", qos: .userInitiated)
 
     // MARK: - Transitions
 
@@ -221,13 +234,22 @@ public final class KFImageView: KingfisherImageTarget {
             view: self, generation: mine, kind: kind, duration: max(0.001, duration), completion: completion)
         let stage = self.stage
         let canvas = self.canvas
-        GTKMainContext.perform {
-            stage.player = nil
-            stage.previous = Stage.Picture(oldImage)
-            stage.current = Stage.Picture(newImage)
-            stage.motion = .moving(kind, progress: 0)
-            gtk_widget_queue_draw(canvas.pointer)
-            GTKCallbacks.addTick(to: canvas.pointer) { motion.step(at: $0) }
+        Self.pictureQueue.async { [weak self] in
+            let fitting = stage.drawnAs.withLock { $0 }
+            let pictures = PictureDelivery(
+                Stage.Picture(newImage, preparedFor: fitting), Stage.Picture(oldImage, preparedFor: fitting))
+            GTKMainContext.perform { [weak self] in
+                guard let self, self.isCurrent(mine) else {
+                    completion(false)
+                    return
+                }
+                stage.player = nil
+                stage.previous = pictures.previous
+                stage.current = pictures.picture
+                stage.motion = .moving(kind, progress: 0)
+                gtk_widget_queue_draw(canvas.pointer)
+                GTKCallbacks.addTick(to: canvas.pointer) { motion.step(at: $0) }
+            }
         }
     }
 
@@ -256,12 +278,18 @@ public final class KFImageView: KingfisherImageTarget {
         final class Picture {
             let surface: OpaquePointer?
             let scale: Double
-            init?(_ image: KFCrossPlatformImage?) {
+            /// - Parameter fitting: how the view drew last; the copy for that size is made now, too.
+            init?(_ image: KFCrossPlatformImage?, preparedFor fitting: Fitting? = nil) {
                 guard let image, image.pixelWidth > 0, image.pixelHeight > 0 else { return nil }
                 scale = Double(image.scale)
                 let pixels = image.kf.rgbaPixels()
                 surface = pixels.withUnsafeBufferPointer {
                     cgtk_surface_rgba($0.baseAddress, Int32(image.pixelWidth), Int32(image.pixelHeight))
+                }
+                if let fitting {
+                    _ = fitted(
+                        width: fitting.width, height: fitting.height, mode: fitting.mode,
+                        deviceScale: fitting.deviceScale)
                 }
             }
             deinit {
@@ -299,6 +327,16 @@ public final class KFImageView: KingfisherImageTarget {
             }
         }
 
+        /// How a view draws its image: its size in points, content mode and device scale.
+        struct Fitting: Sendable, Equatable {
+            var width: Int32
+            var height: Int32
+            var mode: ContentMode
+            var deviceScale: Double
+        }
+
+        /// How the canvas drew last, for pictures made off the main loop to be made at that size.
+        let drawnAs = Locked<Fitting?>(nil)
         var current: Picture?
         var previous: Picture?
         var motion = Motion.still
@@ -310,6 +348,8 @@ public final class KFImageView: KingfisherImageTarget {
             let (w, h) = (Int32(width), Int32(height))
             let mode = contentMode.rawValue
             let deviceScale = cgtk_device_scale(cairo)
+            let fitting = Fitting(width: w, height: h, mode: contentMode, deviceScale: deviceScale)
+            drawnAs.withLock { $0 = fitting }
             func paint(_ picture: Picture?, alpha: Double, angle: Double = 0, axis: Int32 = 0) {
                 guard let picture else { return }
                 // Unturned, a copy already at the drawn size is drawn at its own size (pixels copied, no filtering).
@@ -421,3 +461,14 @@ public struct GTKWidgetPlaceholder: Placeholder {
 
 /// Kingfisher's name for the platform's image view.
 public typealias KFCrossPlatformImageView = KFImageView
+
+/// Drawable pictures handed from a preparing queue to the GTK thread.
+// @unchecked: the pictures are made on the queue and only used on the GTK thread after the hand-over.
+final class PictureDelivery: @unchecked Sendable {
+    let picture: KFImageView.Stage.Picture?
+    let previous: KFImageView.Stage.Picture?
+    init(_ picture: KFImageView.Stage.Picture?, _ previous: KFImageView.Stage.Picture? = nil) {
+        self.picture = picture
+        self.previous = previous
+    }
+}

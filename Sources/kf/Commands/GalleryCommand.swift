@@ -116,6 +116,9 @@ struct GalleryCommand: ParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let named = try resolveSources()
         let placeholderImage = try PlaceholderFile.load(placeholder)
+        // Decoding leaves one core to the main loop, as a desktop program should: frames are drawn on time while
+        // tiles load.
+        ImageEngine.Configuration.default.decodeConcurrency = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         let cache = try cacheOptions.makeCache()
         let pipeline = Pipeline(
             cache: cache, concurrency: 6, logger: logger, httpCachePolicy: cacheOptions.httpCachePolicy)
@@ -181,8 +184,10 @@ struct GalleryCommand: ParsableCommand {
     private func loadSettings(
         layout: GalleryWindow.Layout, cache: ImageCache, placeholder: KFCrossPlatformImage?
     ) -> GalleryLoads.Settings {
+        // Thumbnails go to the disk cache as JPEG: quick to write and to read back (PNG would cost a zlib pass each).
         var options: KingfisherOptionsInfo = [
             .targetCache(cache), .transition(transition.transition), .callbackQueue(.mainCurrentOrAsync),
+            .cacheSerializer(FormatIndicatedCacheSerializer.jpeg(compressionQuality: 0.85)),
         ]
         if forceTransition { options.append(.forceTransition) }
         if progressive { options.append(.progressiveJPEG(ImageProgressive())) }
