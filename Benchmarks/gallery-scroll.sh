@@ -49,7 +49,8 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-ls "$WORK/corpus" | head -n "$TILES" | sed "s|^|http://127.0.0.1:$PORT/|" >"$WORK/urls.txt"
+# (sed -n, not head: head closing the pipe early would end the script under pipefail)
+ls "$WORK/corpus" | sed -n "1,${TILES}p" | sed "s|^|http://127.0.0.1:$PORT/|" >"$WORK/urls.txt"
 echo "== $(wc -l <"$WORK/urls.txt") URLs of $(ls "$WORK/corpus" | wc -l) photo copies on 127.0.0.1:$PORT ($SERVER)"
 
 gallery() { # NAME CACHE ARGS...: runs kf gallery under Xvfb, its report into $WORK/NAME.json
