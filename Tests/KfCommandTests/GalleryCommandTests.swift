@@ -13,11 +13,11 @@ struct GalleryCommandTests {
     /// part), row 4 is the first one below the screen.
     static let layout = ["--size", "440x300", "--cell", "100", "--columns", "4"]
 
-    /// A 160 x 120 PNG of one colour, different for each `index`.
-    static func tile(_ index: Int) throws -> Data {
+    /// A `width` x `height` PNG of one colour, different for each `index`.
+    static func tile(_ index: Int, width: Int = 160, height: Int = 120) throws -> Data {
         let rgba: [UInt8] = [UInt8(40 + index * 3 % 200), UInt8(200 - index * 3 % 180), UInt8(index % 2 * 200), 255]
         let image = try KFCrossPlatformImage(
-            rgbaPixels: [UInt8]((0..<160 * 120).flatMap { _ in rgba }), width: 160, height: 120)
+            rgbaPixels: [UInt8]((0..<width * height).flatMap { _ in rgba }), width: width, height: height)
         return try image.kf.encoded(as: .PNG)
     }
 
@@ -121,6 +121,27 @@ struct GalleryCommandTests {
                 decoding: Data(contentsOf: URL(fileURLWithPath: scratch.path("series/\(name)"))))
             #expect(shot.pixelWidth == 440 && shot.pixelHeight == 300)
         }
+    }
+
+    @Test func onAHiDPIScreenThumbnailsAreMadeInDevicePixels() async throws {
+        let scratch = try TempDir()
+        let file = scratch.path("big.png")
+        try Self.tile(5, width: 640, height: 480).write(to: URL(fileURLWithPath: file))
+        var widths: [Double: Int] = [:]
+        for scale in [1.0, 2.0] {
+            // GDK_SCALE makes GTK's X11 backend report a scale factor, as a HiDPI monitor does.
+            let run = try await Kf.run(
+                ["gallery", file] + Self.layout + [
+                    "--cache-dir", scratch.path("cache-\(scale)"), "--screenshot", scratch.path("shot.png"),
+                    "--screenshot-after", "1", "--report", scratch.path("report.json"),
+                ], environment: ["GDK_SCALE": "\(Int(scale))"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let counts = try #require(try Self.report(scratch.path("report.json"))["counts"] as? [String: Any])
+            #expect(counts["scaleFactor"] as? Double == scale, "\(counts)")
+            widths[scale] = counts["widestImagePixels"] as? Int
+        }
+        // A 100 x 75 point tile: thumbnails fitted in 1.5 times its size, 150 pixels wide at 1x and 300 at 2x.
+        #expect(widths == [1: 150, 2: 300], "\(widths)")
     }
 
     @Test func badArgumentsAndNoDisplayAreClearErrors() async throws {

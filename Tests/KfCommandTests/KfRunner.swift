@@ -27,10 +27,11 @@ enum Kf {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("kf")
     }
 
-    /// Runs `kf arguments...` in `directory`, with standard input from `stdin`, and waits for it. `standardOutput`
-    /// replaces the captured standard output (whose text is then empty).
+    /// Runs `kf arguments...` in `directory`, with standard input from `stdin` and `environment` added to the
+    /// test's, and waits for it. `standardOutput` replaces the captured standard output (whose text is then empty).
     static func run(
-        _ arguments: [String], in directory: URL? = nil, stdin: String? = nil, standardOutput: FileHandle? = nil
+        _ arguments: [String], in directory: URL? = nil, stdin: String? = nil, standardOutput: FileHandle? = nil,
+        environment extra: [String: String] = [:]
     ) async throws -> KfRun {
         let scratch = try TempDir()
         let outURL = scratch.url.appendingPathComponent("out")
@@ -43,6 +44,7 @@ enum Kf {
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = scratch.url.appendingPathComponent("xdg").path  // never the user's cache
+        environment.merge(extra) { $1 }
         process.environment = environment
         let outHandle = try FileHandle(forWritingTo: outURL)
         let errHandle = try FileHandle(forWritingTo: errURL)

@@ -14,4 +14,8 @@ struct GalleryCounts: Codable {
     var prefetchRequested = 0
     /// Completion handlers that ran on the GTK thread (they are asked for on Dispatch's main queue).
     var completedOnGTKThread = 0
+    /// Device pixels per point of the views (2 on a HiDPI monitor), as of the last load started.
+    var scaleFactor = 1.0
+    /// The widest image loaded, in pixels: thumbnails are made for the tile's size in device pixels.
+    var widestImagePixels = 0
 }

@@ -80,11 +80,12 @@ final class GalleryLoads {
         let generation = cell.generation
         let handle = GTKThreadBound((self, cell))
         let placeholder: any Placeholder = settings.placeholder ?? cell.label
-        // In device pixels (twice the points on a HiDPI monitor), and half as large again as the tile: a photo of up
-        // to 2:1 fitted in it still covers the tile, which the view fills.
+        // Half as large again as the tile, so that a photo of up to 2:1 fitted in it still covers the tile, which
+        // the view fills. In points: the processor makes it `.scaleFactor` times larger in pixels (twice the
+        // points on a HiDPI monitor).
         let scale = cell.view.scaleFactor
-        let thumbnail = CGSize(
-            width: settings.tileSize.width * scale * 1.5, height: settings.tileSize.height * scale * 1.5)
+        counts.scaleFactor = Double(scale)
+        let thumbnail = CGSize(width: settings.tileSize.width * 1.5, height: settings.tileSize.height * 1.5)
         let options =
             settings.options + [.processor(DownsamplingImageProcessor(size: thumbnail)), .scaleFactor(scale)]
         cell.view.kf.setImage(
@@ -106,8 +107,9 @@ final class GalleryLoads {
         if onGTKThread { counts.completedOnGTKThread += 1 }
         guard cell.generation == generation, cell.state == .loading else { return }
         switch result {
-        case .success:
+        case .success(let loaded):
             counts.loaded += 1
+            counts.widestImagePixels = max(counts.widestImagePixels, loaded.image.pixelWidth)
         case .failure(let error) where error.isTaskCancelled:
             cell.state = .idle
             return
