@@ -19,7 +19,7 @@ static inline void *cgtk_object_ref_sink(void *object) { return g_object_ref_sin
 // MARK: - Running closures on the main context
 
 typedef void (*cgtk_function)(void *data);
-/// Runs `function(data)` once on the default main context (the GTK thread).
+/// Runs `function(data)` once on the default main context (the GTK thread), in the order asked.
 typedef struct {
     cgtk_function function;
     void *data;
@@ -34,7 +34,9 @@ static inline void cgtk_invoke(cgtk_function function, void *data) {
     cgtk_call *call = g_new(cgtk_call, 1);
     call->function = function;
     call->data = data;
-    g_main_context_invoke_full(NULL, G_PRIORITY_DEFAULT, cgtk_invoke_trampoline, call, NULL);
+    // Queued, never run here: on a thread that does not run the GTK main context GLib could otherwise run it at
+    // once (when no thread holds the context).
+    g_idle_add_full(G_PRIORITY_DEFAULT, cgtk_invoke_trampoline, call, NULL);
 }
 /// Runs `function(data)` once when the default main context is next idle (never at once, even on the GTK thread).
 static inline void cgtk_idle(cgtk_function function, void *data) {
@@ -197,17 +199,11 @@ static inline cairo_surface_t *cgtk_surface_scaled(cairo_surface_t *surface, int
                 (double)height / cairo_image_surface_get_height(surface));
     cairo_set_source_surface(cr, surface, 0, 0);
     cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+    cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);  // edges stay opaque
     cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
     cairo_paint(cr);
     cairo_destroy(cr);
     return scaled;
-}
-
-/// Device pixels per point of what `cr` draws on (2 on a HiDPI monitor).
-static inline double cgtk_device_scale(cairo_t *cr) {
-    double x = 1, y = 1;
-    cairo_surface_get_device_scale(cairo_get_target(cr), &x, &y);
-    return x > 0 ? x : 1;
 }
 
 /// Draws `surface` in `width` x `height` points, centred: fitted inside (mode 0), covering (1, the overflow cut
@@ -229,7 +225,8 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
     double cx = width / 2.0, cy = height / 2.0;
     if (angle == 0) {
         cairo_save(cr);
-        cairo_translate(cr, cx - fw / 2, cy - fh / 2);
+        // On whole pixels: a copy already at the drawn size is then copied, not resampled.
+        cairo_translate(cr, round(cx - fw / 2), round(cy - fh / 2));
         cairo_scale(cr, scale, scale);
         cairo_set_source_surface(cr, surface, 0, 0);
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
@@ -241,7 +238,9 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
     const int strips = 64;
     double along = axis == 0 ? fw : fh;      // the size across the axis of rotation
     double source_along = axis == 0 ? sw : sh;
-    double distance = 2.0 * MAX(width, height);
+    // Twice the larger of the view and the turned side: no strip comes to or past the eye (a filled, very wide
+    // image is wider than the view).
+    double distance = 2.0 * MAX(MAX(width, height), along);
     double c = cos(angle), s = sin(angle);
     for (int i = 0; i < strips; i++) {
         double u0 = -along / 2 + along * i / strips;

@@ -1,4 +1,5 @@
 public import CGtk
+import KingfisherLocking
 
 /// A GTK object pointer that may cross threads but is only used on the GTK main context.
 // @unchecked: GTK objects are not thread-safe; every use of `pointer` happens inside GTKMainContext.perform.
@@ -20,19 +21,27 @@ public enum GTKMainContext {
     public static var isCurrent: Bool { cgtk_is_main_thread() != 0 }
 
     /// Runs `body` on the GTK main context: at once when called there, else at its next iteration.
+    ///
+    /// Work runs in the order it was asked for: on the GTK thread it runs at once only while nothing asked from
+    /// another thread is still waiting (a placeholder laid from a worker thread is not removed before it is laid).
     public static func perform(_ body: @escaping @Sendable () -> Void) {
-        if isCurrent {
+        if isCurrent, waiting.withLock({ $0 == 0 }) {
             body()
             return
         }
+        waiting.withLock { $0 += 1 }
         let box = Unmanaged.passRetained(Work(body)).toOpaque()
         cgtk_invoke(
             { pointer in
                 guard let pointer else { return }
                 let work = Unmanaged<Work>.fromOpaque(pointer).takeRetainedValue()
+                GTKMainContext.waiting.withLock { $0 -= 1 }
                 work.body()
             }, box)
     }
+
+    /// Work queued by ``perform(_:)`` that has not run yet.
+    private static let waiting = Locked(0)
 
     /// Runs `body` on the GTK main context when it is next idle: never at once, so not inside the frame (layout,
     /// drawing) or the signal emission that asks for it.

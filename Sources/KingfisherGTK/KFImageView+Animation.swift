@@ -32,8 +32,14 @@ extension KFImageView {
         private(set) var preparedCount = 0
         private let queue = DispatchQueue(label: "com.onevcat.Kingfisher.KFImageView.frames", qos: .userInitiated)
 
-        init(image: KFCrossPlatformImage, repeatCount: RepeatCount, preloadCount: Int) {
+        /// How the view drew last: frames are made drawable at that size.
+        private let drawnAs: Locked<Stage.Fitting?>
+
+        init(
+            image: KFCrossPlatformImage, repeatCount: RepeatCount, preloadCount: Int, drawnAs: Locked<Stage.Fitting?>
+        ) {
             self.image = image
+            self.drawnAs = drawnAs
             delays = image.kf.frameDurations.map { max($0, 0.02) }
             switch repeatCount {
             case .once: plays = 1
@@ -93,8 +99,9 @@ extension KFImageView {
             for frame in window where ready[frame] == nil && !requested.contains(frame) {
                 requested.insert(frame)
                 let image = self.image
+                let drawnAs = self.drawnAs
                 queue.async { [weak self] in
-                    let picture = Stage.Picture(image.kf.frame(at: frame))
+                    let picture = Stage.Picture(image.kf.frame(at: frame), preparedFor: drawnAs.withLock { $0 })
                     let delivery = PictureDelivery(picture)
                     GTKMainContext.perform { [weak self] in
                         self?.receive(delivery.picture, for: frame, redraw: redraw)

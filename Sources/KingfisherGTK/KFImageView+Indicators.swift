@@ -28,7 +28,11 @@ extension KFImageView {
                 GTKMainContext.perform { Self.spin(spinner, state.isAnimating) }
             }
             let animating = activity.state.isAnimating
-            GTKMainContext.perform { Self.spin(spinner, animating) }
+            let offset = activity.centerOffset
+            GTKMainContext.perform {
+                Self.centre(spinner.pointer, movedBy: offset)
+                Self.spin(spinner, animating)
+            }
         case let imageIndicator as ImageIndicator:
             let image = imageIndicator.image
             let offset = imageIndicator.centerOffset
@@ -52,7 +56,11 @@ extension KFImageView {
         case let widgetIndicator as any GTKIndicator:
             let widget = widgetIndicator.widget
             let offset = widgetIndicator.centerOffset
-            GTKMainContext.perform { [weak self] in self?.lay(widget, offset: offset) }
+            GTKMainContext.perform { [weak self] in
+                // Hidden until the indicator's start shows it, as Kingfisher adds indicator views.
+                gtk_widget_set_visible(widget.pointer, 0)
+                self?.lay(widget, offset: offset)
+            }
         default:
             break
         }
@@ -78,15 +86,7 @@ extension KFImageView {
     private func lay(_ widget: GTKObject<GtkWidget>, offset: CGPoint) {
         unlayIndicator()
         let pointer = widget.pointer
-        gtk_widget_set_halign(pointer, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(pointer, GTK_ALIGN_CENTER)
-        // A centred child sits in the middle of its margins: twice the offset on one side moves it by the offset.
-        let dx = Int32((offset.x * 2).rounded())
-        let dy = Int32((offset.y * 2).rounded())
-        gtk_widget_set_margin_start(pointer, max(0, dx))
-        gtk_widget_set_margin_end(pointer, max(0, -dx))
-        gtk_widget_set_margin_top(pointer, max(0, dy))
-        gtk_widget_set_margin_bottom(pointer, max(0, -dy))
+        Self.centre(pointer, movedBy: offset)
         if gtk_widget_get_parent(pointer) == nil {
             gtk_overlay_add_overlay(cgtk_overlay(self.widget.pointer), pointer)
         }
@@ -100,6 +100,19 @@ extension KFImageView {
         }
         indicatorSlot.widget = nil
         indicatorSlot.imageView = nil
+    }
+
+    /// Centres `widget` in the overlay, moved by `offset` points. On the GTK thread.
+    private static func centre(_ widget: UnsafeMutablePointer<GtkWidget>, movedBy offset: CGPoint) {
+        gtk_widget_set_halign(widget, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(widget, GTK_ALIGN_CENTER)
+        // A centred child sits in the middle of its margins: twice the offset on one side moves it by the offset.
+        let dx = Int32((offset.x * 2).rounded())
+        let dy = Int32((offset.y * 2).rounded())
+        gtk_widget_set_margin_start(widget, max(0, dx))
+        gtk_widget_set_margin_end(widget, max(0, -dx))
+        gtk_widget_set_margin_top(widget, max(0, dy))
+        gtk_widget_set_margin_bottom(widget, max(0, -dy))
     }
 
     static func spin(_ spinner: GTKObject<GtkWidget>, _ on: Bool) {

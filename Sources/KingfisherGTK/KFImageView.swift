@@ -56,7 +56,10 @@ public final class KFImageView: KingfisherImageTarget {
     /// Device pixels per point where the view is shown (2 on a HiDPI monitor, 1 before it is realised): ask for
     /// images this many times the view's point size (`.scaleFactor(view.scaleFactor)` with a downsampling processor
     /// sized in points), and they are drawn pixel for pixel. On the GTK thread.
-    public var scaleFactor: CGFloat { CGFloat(max(1, gtk_widget_get_scale_factor(widget.pointer))) }
+    public var scaleFactor: CGFloat {
+        precondition(GTKMainContext.isCurrent, "scaleFactor belongs on the GTK thread")
+        return CGFloat(max(1, gtk_widget_get_scale_factor(widget.pointer)))
+    }
 
     /// How many times an animated image plays. `.infinite` by default (Kingfisher's `AnimatedImageView`).
     public var repeatCount: RepeatCount {
@@ -82,9 +85,12 @@ public final class KFImageView: KingfisherImageTarget {
 
     /// Plays the animated image shown (from its first frame). On the GTK thread.
     public func startAnimating() {
-        guard let image = shown.withLock({ $0 }), image.kf.frameDurations.count > 1 else { return }
+        precondition(GTKMainContext.isCurrent, "startAnimating() belongs on the GTK thread")
+        guard let image = shown.withLock({ $0.image }), image.kf.frameDurations.count > 1 else { return }
         let settings = playback.withLock { $0 }
-        let player = Player(image: image, repeatCount: settings.repeatCount, preloadCount: settings.preloadCount)
+        let player = Player(
+            image: image, repeatCount: settings.repeatCount, preloadCount: settings.preloadCount,
+            drawnAs: stage.drawnAs)
         stage.player = player
         let canvas = self.canvas
         let stage = self.stage
@@ -96,11 +102,15 @@ public final class KFImageView: KingfisherImageTarget {
 
     /// Stops playing; the frame shown stays. On the GTK thread.
     public func stopAnimating() {
+        precondition(GTKMainContext.isCurrent, "stopAnimating() belongs on the GTK thread")
         stage.player = nil
     }
 
     /// Whether an animated image is playing. On the GTK thread.
-    public var isAnimating: Bool { stage.player.map { !$0.finished } ?? false }
+    public var isAnimating: Bool {
+        precondition(GTKMainContext.isCurrent, "isAnimating belongs on the GTK thread")
+        return stage.player.map { !$0.finished } ?? false
+    }
 
     /// The player's frame clock callback: steps while it is the view's player.
     // @unchecked: made and used on the GTK main context only.
@@ -125,9 +135,17 @@ public final class KFImageView: KingfisherImageTarget {
         guard let image, image.kf.frameDurations.count > 1, playback.withLock({ $0.autoPlay }) else { return }
         startAnimating()
     }
-    private let shown = Locked<KFCrossPlatformImage?>(nil)
-    /// Bumped by every image set: a transition for an older one stops.
-    private let generation = Locked(0)
+    /// The image set last, and a count bumped with every image set (a transition or a picture for an older one
+    /// stops), changed together.
+    private let shown = Locked<(image: KFCrossPlatformImage?, generation: Int)>((nil, 0))
+
+    /// Records `image` as the one shown and returns its generation.
+    private func show(_ image: KFCrossPlatformImage?) -> Int {
+        shown.withLock { shown in
+            shown = (image, shown.generation + 1)
+            return shown.generation
+        }
+    }
 
     /// A view of `width` x `height` points (its size request; it may grow).
     /// - Precondition: called on the GTK thread.
@@ -160,8 +178,13 @@ public final class KFImageView: KingfisherImageTarget {
                 guard let data else { return }
                 Unmanaged<Stage>.fromOpaque(data).release()
             })
-        // Taken off the screen (its window closed or hidden, the widget removed), it stops loading.
-        GTKCallbacks.connect(overlay, "unmap") { [weak self] in self?.kf.cancelDownloadTask() }
+        stage.canvas = canvas
+        // Taken off the screen (its window closed or hidden, the widget removed), it stops loading, and a running
+        // transition ends (the frame clock that steps it stops for an unmapped widget).
+        GTKCallbacks.connect(overlay, "unmap") { [weak self] in
+            self?.kf.cancelDownloadTask()
+            self?.stage.motionRunning?.finishNow()
+        }
     }
 
     deinit {
@@ -170,13 +193,9 @@ public final class KFImageView: KingfisherImageTarget {
     }
 
     public var image: KFCrossPlatformImage? {
-        get { shown.withLock { $0 } }
+        get { shown.withLock { $0.image } }
         set {
-            shown.withLock { $0 = newValue }
-            let mine = generation.withLock { value -> Int in
-                value += 1
-                return value
-            }
+            let mine = show(newValue)
             let stage = self.stage
             let canvas = self.canvas
             // The image becomes drawable off the main loop, then is shown there unless a newer one came meanwhile.
@@ -225,11 +244,7 @@ public final class KFImageView: KingfisherImageTarget {
         case .flipFromTop(let seconds): (duration, kind) = (seconds, .flip(axis: 1, sign: -1))
         case .flipFromBottom(let seconds): (duration, kind) = (seconds, .flip(axis: 1, sign: 1))
         }
-        shown.withLock { $0 = newImage }
-        let mine = generation.withLock { value -> Int in
-            value += 1
-            return value
-        }
+        let mine = show(newImage)
         let motion = Motion(
             view: self, generation: mine, kind: kind, duration: max(0.001, duration), completion: completion)
         let stage = self.stage
@@ -240,7 +255,7 @@ public final class KFImageView: KingfisherImageTarget {
                 Stage.Picture(newImage, preparedFor: fitting), Stage.Picture(oldImage, preparedFor: fitting))
             GTKMainContext.perform { [weak self] in
                 guard let self, self.isCurrent(mine) else {
-                    completion(false)
+                    motion.finishNow()  // superseded: completes with false
                     return
                 }
                 stage.player = nil
@@ -248,6 +263,12 @@ public final class KFImageView: KingfisherImageTarget {
                 stage.current = pictures.picture
                 stage.motion = .moving(kind, progress: 0)
                 gtk_widget_queue_draw(canvas.pointer)
+                // Not on screen, there are no frames to step it: it is over at once.
+                guard gtk_widget_get_mapped(canvas.pointer) != 0 else {
+                    motion.finishNow()
+                    return
+                }
+                stage.motionRunning = motion
                 GTKCallbacks.addTick(to: canvas.pointer) { motion.step(at: $0) }
             }
         }
@@ -259,7 +280,7 @@ public final class KFImageView: KingfisherImageTarget {
         return 1
     }
 
-    fileprivate func isCurrent(_ generation: Int) -> Bool { self.generation.withLock { $0 == generation } }
+    fileprivate func isCurrent(_ generation: Int) -> Bool { shown.withLock { $0.generation == generation } }
 
     /// What the canvas draws. Only used on the GTK thread.
     // @unchecked: created on any thread, then read and changed on the GTK main context only.
@@ -335,6 +356,10 @@ public final class KFImageView: KingfisherImageTarget {
             var deviceScale: Double
         }
 
+        /// The drawing area (it owns the stage through its draw function).
+        var canvas: UnsafeMutablePointer<GtkWidget>?
+        /// The transition being stepped, if any.
+        weak var motionRunning: KFImageView.Motion?
         /// How the canvas drew last, for pictures made off the main loop to be made at that size.
         let drawnAs = Locked<Fitting?>(nil)
         var current: Picture?
@@ -347,7 +372,8 @@ public final class KFImageView: KingfisherImageTarget {
         func draw(_ cairo: OpaquePointer, _ width: Int, _ height: Int) {
             let (w, h) = (Int32(width), Int32(height))
             let mode = contentMode.rawValue
-            let deviceScale = cgtk_device_scale(cairo)
+            // GTK draws into a recording surface that has no device scale: the widget's scale factor says it.
+            let deviceScale = canvas.map { Double(max(1, gtk_widget_get_scale_factor($0))) } ?? 1
             let fitting = Fitting(width: w, height: h, mode: contentMode, deviceScale: deviceScale)
             drawnAs.withLock { $0 = fitting }
             func paint(_ picture: Picture?, alpha: Double, angle: Double = 0, axis: Int32 = 0) {
@@ -380,7 +406,7 @@ public final class KFImageView: KingfisherImageTarget {
     }
 
     /// One transition, stepped by the frame clock.
-    private final class Motion: @unchecked Sendable {
+    final class Motion: @unchecked Sendable {
         // @unchecked: made before the hop to the GTK main context, then used there only.
         weak var view: KFImageView?
         let generation: Int
@@ -419,11 +445,26 @@ public final class KFImageView: KingfisherImageTarget {
             return false
         }
 
+        /// Ends the transition now on the new image (the view went off screen, or never was on it).
+        func finishNow() {
+            guard !finished, let view, view.isCurrent(generation) else {
+                finish(false)
+                return
+            }
+            view.stage.motion = .still
+            view.stage.previous = nil
+            gtk_widget_queue_draw(view.canvas.pointer)
+            view.playIfAnimated(view.image)
+            finish(true)
+        }
+
         private func finish(_ done: Bool) {
             guard !finished else { return }
             finished = true
             completion(done)
         }
+
+        deinit { finish(false) }
     }
 }
 
@@ -431,11 +472,23 @@ public final class KFImageView: KingfisherImageTarget {
 /// (Kingfisher's "a label as a placeholder").
 public struct GTKWidgetPlaceholder: Placeholder {
     public let widget: GTKObject<GtkWidget>
+    private let reference: WidgetReference
 
-    /// - Parameter widget: the widget to show; the placeholder keeps a reference to it.
+    /// - Parameter widget: the widget to show; the placeholder keeps a reference to it while it lives.
     public init(_ widget: UnsafeMutablePointer<GtkWidget>) {
         _ = cgtk_object_ref_sink(widget)
         self.widget = GTKObject(widget)
+        reference = WidgetReference(self.widget)
+    }
+
+    /// Gives the placeholder's reference to its widget back when the last copy of the placeholder goes.
+    private final class WidgetReference: Sendable {
+        let widget: GTKObject<GtkWidget>
+        init(_ widget: GTKObject<GtkWidget>) { self.widget = widget }
+        deinit {
+            let widget = self.widget
+            GTKMainContext.perform { cgtk_object_unref(widget.pointer) }
+        }
     }
 
     public func add(to target: any KingfisherImageTarget) {

@@ -78,19 +78,38 @@ struct KFImageViewTests {
         let done = Locked<Bool?>(nil)
         view.transition(transition, from: blue, to: green) { finished in done.withLock { $0 = finished } }
         // A quarter of the way: the old (blue) face, turned, so narrower across the turn.
-        #expect(await waitOnGTK { view.transitionProgress > 0.15 && view.transitionProgress < 0.35 })
-        let early = await onGTK { ViewProbe.extent(view, horizontal: horizontal) }
+        // (Progress and pixels read in one go on the GTK thread, so that no frame comes between them.)
+        let early = await Self.extentDuring(0.15..<0.35, of: view, horizontal: horizontal)
         #expect(early.count > 5 && early.count < 76, "\(early.count)")
         #expect(early.blue, "the old image on the front face")
         // Three quarters: the new (green) face turning in, still narrower.
-        #expect(await waitOnGTK { view.transitionProgress > 0.65 && view.transitionProgress < 0.85 })
-        let late = await onGTK { ViewProbe.extent(view, horizontal: horizontal) }
+        let late = await Self.extentDuring(0.65..<0.85, of: view, horizontal: horizontal)
         #expect(late.count > 5 && late.count < 76, "\(late.count)")
         #expect(!late.blue, "the new image on the back face")
         // The end: full size again, green.
         #expect(await waitOnGTK { done.withLock { $0 } == true })
         let end = await onGTK { ViewProbe.extent(view, horizontal: horizontal) }
         #expect(end.count >= 78 && !end.blue)
+    }
+
+    @Test func aTransitionOffScreenCompletesWithoutFrames() async throws {
+        // Never shown: no frame clock steps it, so it is over at once, on the new image.
+        let hidden = await onGTK { KFImageView(width: 40, height: 40) }
+        let green = try ViewProbe.solid([20, 220, 20, 255], width: 40, height: 40)
+        let done = Locked<Bool?>(nil)
+        hidden.transition(.flipFromLeft(5), from: nil, to: green) { finished in done.withLock { $0 = finished } }
+        #expect(await waitOnGTK(seconds: 2) { done.withLock { $0 } == true })
+        #expect(hidden.image === green)
+        // Shown, then hidden mid-transition: it completes when the view leaves the screen.
+        let (view, window) = await ViewProbe.presentedView(width: 40, height: 40)
+        let blue = try ViewProbe.solid([20, 20, 220, 255], width: 40, height: 40)
+        view.image = blue
+        let second = Locked<Bool?>(nil)
+        view.transition(.fade(5), from: blue, to: green) { finished in second.withLock { $0 = finished } }
+        #expect(await waitOnGTK { view.transitionProgress > 0 && view.transitionProgress < 1 })
+        await onGTK { gtk_widget_set_visible(window.pointer, 0) }
+        #expect(await waitOnGTK(seconds: 2) { second.withLock { $0 } == true })
+        #expect(await onGTK { view.transitionProgress } == 1)
     }
 
     @Test func contentModesFitFillOrCentreTheImage() async throws {
@@ -168,6 +187,8 @@ struct KFImageViewTests {
         // Shown again, it plays on.
         await onGTK { gtk_widget_set_visible(window.pointer, 1) }
         #expect(await waitOnGTK { (view.stage.player?.preparedCount ?? 0) > after })
+        // Its window goes, so that an endless animation does not keep drawing for the tests that follow.
+        await onGTK { gtk_window_destroy(cgtk_window(window.pointer)) }
     }
 
     @Test func aFiniteRepeatCountStopsOnTheLastFrame() async throws {
@@ -179,5 +200,19 @@ struct KFImageViewTests {
         #expect(await onGTK { !view.isAnimating })
         let centre = try #require(await onGTK { ViewProbe.renderedCentre(view) })
         #expect(centre[2] > 200, "the last frame stays: \(centre)")
+    }
+
+    /// The view's extent across the turn, read when the transition's progress is in `window` (zero when it never
+    /// was, within the time allowed).
+    private static func extentDuring(
+        _ window: Range<Double>, of view: KFImageView, horizontal: Bool
+    ) async -> (count: Int, blue: Bool) {
+        let seen = Locked<(count: Int, blue: Bool)?>(nil)
+        _ = await waitOnGTK {
+            guard window.contains(view.transitionProgress) else { return false }
+            seen.withLock { $0 = ViewProbe.extent(view, horizontal: horizontal) }
+            return true
+        }
+        return seen.withLock { $0 } ?? (0, false)
     }
 }

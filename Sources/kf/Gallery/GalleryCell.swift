@@ -11,6 +11,8 @@ final class GalleryCell {
         case loading
         /// Its image is shown.
         case shown
+        /// Its load failed: it keeps its placeholder and is not tried again.
+        case failed
     }
 
     let index: Int

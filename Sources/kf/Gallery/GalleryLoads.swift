@@ -115,12 +115,18 @@ final class GalleryLoads {
             return
         case .failure:
             counts.failed += 1
+            cell.state = .failed
+            return
         }
-        // A failed cell keeps what it shows (its placeholder) and is not tried again.
         cell.state = .shown
     }
 
     private func cancel(_ cell: GalleryCell) {
+        // Its image came and is fading in (the completion comes after the transition): nothing left to cancel.
+        if let shown = cell.view.image, shown !== settings.placeholder {
+            cell.state = .shown
+            return
+        }
         cell.generation += 1
         cell.state = .idle
         cell.view.kf.cancelDownloadTask()

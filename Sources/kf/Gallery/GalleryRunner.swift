@@ -65,7 +65,10 @@ final class GalleryRunner {
         let elapsed = Double(frameTime - (firstFrame ?? frameTime)) / 1_000_000
         if let seconds = schedule.scrollSeconds, scrollEnded == nil {
             window.scroll(to: seconds > 0 ? elapsed / seconds : 1)
-            if elapsed >= seconds { scrollEnded = elapsed }
+            if elapsed >= seconds {
+                scrollEnded = elapsed
+                loads.refresh()  // the last position's rows start now, before the check for running loads below
+            }
         }
         elapsedNow = elapsed
         if quit { return false }

@@ -61,7 +61,8 @@ final class GalleryWindow {
         let top = gtk_adjustment_get_value(adjustment)
         let page = gtk_adjustment_get_page_size(adjustment)
         guard page > 0, rowCount > 0 else { return 0..<0 }
-        let first = max(0, Int(top / layout.rowPitch))
+        // Row r spans r * pitch ..< r * pitch + cellHeight; the gap below it does not count.
+        let first = max(0, Int((top + Double(layout.spacing)) / layout.rowPitch))
         let last = min(rowCount, Int(((top + page) / layout.rowPitch).rounded(.up)))
         return first..<max(first, last)
     }
