@@ -78,6 +78,10 @@ struct GalleryCommandTests {
                 "--screenshot", scratch.path("shot.png"), "--screenshot-after", "8",
                 "--report", scratch.path("report.json"),
             ])
+        // The first requests come with the first frame; the scroll ends a second later.
+        let opened = Date().addingTimeInterval(7)
+        while server.totalHits == 0 && Date() < opened { try await Task.sleep(for: .milliseconds(10)) }
+        let scrollEnds = Date().addingTimeInterval(1.5)
         // The scroll reaches the bottom: tiles of the last screen (rows 11-14, tiles 44-59) are asked for. Only six
         // downloads run at once, so some of them wait in the queue while the responses are held.
         let deadline = Date().addingTimeInterval(7)
@@ -100,6 +104,8 @@ struct GalleryCommandTests {
             "\(scrolledAway.map { server.abandoned("/h\($0).png") })")
         // Those of the last screen still wait for their bytes.
         #expect(!lastScreen.isEmpty && lastScreen.allSatisfy { server.abandoned("/h\($0).png") == 0 }, "\(asked())")
+        // Released once the scroll is over, so that only the last screen's tiles get their images.
+        if Date() < scrollEnds { try await Task.sleep(for: .seconds(scrollEnds.timeIntervalSinceNow)) }
         for index in 0..<60 { server.release("/h\(index).png") }
         let run = try await finished
         #expect(run.status == 0, "\(run.stderr)")

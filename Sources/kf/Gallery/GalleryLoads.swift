@@ -58,6 +58,7 @@ final class GalleryLoads {
             case .loading:
                 cancel(cell)
             case .shown where !kept.contains(row(of: cell)):
+                cell.generation += 1
                 cell.view.image = nil
                 cell.state = .idle
                 counts.released += 1
@@ -105,7 +106,9 @@ final class GalleryLoads {
         onGTKThread: Bool
     ) {
         if onGTKThread { counts.completedOnGTKThread += 1 }
-        guard cell.generation == generation, cell.state == .loading else { return }
+        // The cell's current load (a load cancelled or let go since has a newer generation); it may already count as
+        // shown when it was scrolled away while fading in.
+        guard cell.generation == generation, cell.state == .loading || cell.state == .shown else { return }
         switch result {
         case .success(let loaded):
             counts.loaded += 1
