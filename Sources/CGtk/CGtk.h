@@ -11,39 +11,51 @@ static inline GtkOverlay *cgtk_overlay(GtkWidget *widget) { return GTK_OVERLAY(w
 static inline GtkSpinner *cgtk_spinner(GtkWidget *widget) { return GTK_SPINNER(widget); }
 static inline GtkScrolledWindow *cgtk_scrolled_window(GtkWidget *widget) { return GTK_SCROLLED_WINDOW(widget); }
 static inline GtkGrid *cgtk_grid(GtkWidget *widget) { return GTK_GRID(widget); }
-static inline GtkLabel *cgtk_label(GtkWidget *widget) { return GTK_LABEL(widget); }
 static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }
 static inline void cgtk_object_unref(void *object) { g_object_unref(object); }
 static inline void *cgtk_object_ref_sink(void *object) { return g_object_ref_sink(object); }
 
-// MARK: - Running closures on the main context
+// MARK: - Swift closures as C callbacks
 
 typedef void (*cgtk_function)(void *data);
-/// Runs `function(data)` once on the default main context (the GTK thread), in the order asked.
+typedef gboolean (*cgtk_tick_function)(void *data, gint64 frame_time);
+typedef void (*cgtk_draw_function)(void *data, cairo_t *cr, int width, int height);
+/// A callback with its data (a retained Swift box) and what gives the data back (`release`, may be NULL).
 typedef struct {
-    cgtk_function function;
+    union {
+        cgtk_function call;
+        cgtk_tick_function tick;
+        cgtk_draw_function draw;
+    } function;
     void *data;
-} cgtk_call;
+    cgtk_function release;
+} cgtk_closure;
+static inline cgtk_closure *cgtk_closure_new(void *data, cgtk_function release) {
+    cgtk_closure *closure = g_new0(cgtk_closure, 1);
+    closure->data = data;
+    closure->release = release;
+    return closure;
+}
+static void cgtk_closure_free(gpointer pointer) {
+    cgtk_closure *closure = pointer;
+    if (closure->release) closure->release(closure->data);
+    g_free(closure);
+}
+
+// MARK: - Running closures on the main context
+
 static gboolean cgtk_invoke_trampoline(gpointer data) {
-    cgtk_call *call = data;
-    call->function(call->data);
-    g_free(call);
+    cgtk_closure *closure = data;
+    closure->function.call(closure->data);
     return G_SOURCE_REMOVE;
 }
-static inline void cgtk_invoke(cgtk_function function, void *data) {
-    cgtk_call *call = g_new(cgtk_call, 1);
-    call->function = function;
-    call->data = data;
-    // Queued, never run here: on a thread that does not run the GTK main context GLib could otherwise run it at
-    // once (when no thread holds the context).
-    g_idle_add_full(G_PRIORITY_DEFAULT, cgtk_invoke_trampoline, call, NULL);
-}
-/// Runs `function(data)` once when the default main context is next idle (never at once, even on the GTK thread).
-static inline void cgtk_idle(cgtk_function function, void *data) {
-    cgtk_call *call = g_new(cgtk_call, 1);
-    call->function = function;
-    call->data = data;
-    g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, cgtk_invoke_trampoline, call, NULL);
+/// Runs `function(data)` once on the default main context (the GTK thread), at `priority` (G_PRIORITY_DEFAULT:
+/// in the order asked; G_PRIORITY_DEFAULT_IDLE: when nothing else is to be done). Always queued, never run here:
+/// on a thread that does not run the context GLib's invoke could otherwise run it at once.
+static inline void cgtk_invoke(cgtk_function function, void *data, int priority) {
+    cgtk_closure *closure = cgtk_closure_new(data, NULL);
+    closure->function.call = function;
+    g_idle_add_full(priority, cgtk_invoke_trampoline, closure, cgtk_closure_free);
 }
 /// Whether the calling thread owns the default main context (is the GTK thread).
 static inline int cgtk_is_main_thread(void) { return g_main_context_is_owner(g_main_context_default()); }
@@ -67,58 +79,34 @@ static inline guint cgtk_attach_dispatch_main_queue(void) {
 
 // MARK: - Signals
 
-typedef struct {
-    cgtk_function function;
-    void *data;
-    cgtk_function release;
-} cgtk_handler;
 static void cgtk_signal_trampoline(gpointer instance, gpointer data) {
-    cgtk_handler *handler = data;
-    handler->function(handler->data);
+    cgtk_closure *closure = data;
+    closure->function.call(closure->data);
 }
-static void cgtk_handler_release(gpointer data, GClosure *closure) {
-    cgtk_handler *handler = data;
-    handler->release(handler->data);
-    g_free(handler);
-}
+static void cgtk_signal_release(gpointer data, GClosure *unused) { cgtk_closure_free(data); }
 /// Calls `function(data)` on each emission of `signal` on `instance`; `release(data)` when disconnected or the
 /// instance goes away. Only for signals whose handlers take no arguments and return nothing (`value-changed`,
 /// `changed`, a frame clock's phases).
 static inline gulong cgtk_connect(void *instance, const char *signal, cgtk_function function, void *data,
                                   cgtk_function release) {
-    cgtk_handler *handler = g_new(cgtk_handler, 1);
-    handler->function = function;
-    handler->data = data;
-    handler->release = release;
-    return g_signal_connect_data(instance, signal, G_CALLBACK(cgtk_signal_trampoline), handler,
-                                 cgtk_handler_release, 0);
+    cgtk_closure *closure = cgtk_closure_new(data, release);
+    closure->function.call = function;
+    return g_signal_connect_data(instance, signal, G_CALLBACK(cgtk_signal_trampoline), closure,
+                                 cgtk_signal_release, 0);
 }
 
 // MARK: - Frame clock
 
-typedef gboolean (*cgtk_tick_function)(void *data, gint64 frame_time);
-typedef struct {
-    cgtk_tick_function function;
-    void *data;
-    cgtk_function release;
-} cgtk_tick;
 static gboolean cgtk_tick_trampoline(GtkWidget *widget, GdkFrameClock *clock, gpointer data) {
-    cgtk_tick *tick = data;
-    return tick->function(tick->data, gdk_frame_clock_get_frame_time(clock));
-}
-static void cgtk_tick_release(gpointer data) {
-    cgtk_tick *tick = data;
-    tick->release(tick->data);
-    g_free(tick);
+    cgtk_closure *closure = data;
+    return closure->function.tick(closure->data, gdk_frame_clock_get_frame_time(clock));
 }
 /// Calls `function(data, frame time in µs)` before every frame of `widget` until it returns FALSE (or the widget
 /// goes away); then `release(data)`.
 static inline guint cgtk_add_tick(GtkWidget *widget, cgtk_tick_function function, void *data, cgtk_function release) {
-    cgtk_tick *tick = g_new(cgtk_tick, 1);
-    tick->function = function;
-    tick->data = data;
-    tick->release = release;
-    return gtk_widget_add_tick_callback(widget, cgtk_tick_trampoline, tick, cgtk_tick_release);
+    cgtk_closure *closure = cgtk_closure_new(data, release);
+    closure->function.tick = function;
+    return gtk_widget_add_tick_callback(widget, cgtk_tick_trampoline, closure, cgtk_closure_free);
 }
 
 // MARK: - Screenshots
@@ -286,27 +274,14 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
     cairo_restore(cr);
 }
 
-typedef void (*cgtk_draw_function)(void *data, cairo_t *cr, int width, int height);
-typedef struct {
-    cgtk_draw_function function;
-    void *data;
-    cgtk_function release;
-} cgtk_draw;
 static void cgtk_draw_trampoline(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data) {
-    cgtk_draw *draw = data;
-    draw->function(draw->data, cr, width, height);
-}
-static void cgtk_draw_release(gpointer data) {
-    cgtk_draw *draw = data;
-    draw->release(draw->data);
-    g_free(draw);
+    cgtk_closure *closure = data;
+    closure->function.draw(closure->data, cr, width, height);
 }
 /// Makes `function(data, cairo, width, height)` the drawing area's draw function; `release(data)` when replaced.
 static inline void cgtk_set_draw(GtkWidget *area, cgtk_draw_function function, void *data, cgtk_function release) {
-    cgtk_draw *draw = g_new(cgtk_draw, 1);
-    draw->function = function;
-    draw->data = data;
-    draw->release = release;
-    gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(area), cgtk_draw_trampoline, draw, cgtk_draw_release);
+    cgtk_closure *closure = cgtk_closure_new(data, release);
+    closure->function.draw = function;
+    gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(area), cgtk_draw_trampoline, closure, cgtk_closure_free);
 }
 

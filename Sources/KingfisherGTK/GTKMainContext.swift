@@ -30,14 +30,10 @@ public enum GTKMainContext {
             return
         }
         waiting.withLock { $0 += 1 }
-        let box = Unmanaged.passRetained(Work(body)).toOpaque()
-        cgtk_invoke(
-            { pointer in
-                guard let pointer else { return }
-                let work = Unmanaged<Work>.fromOpaque(pointer).takeRetainedValue()
-                GTKMainContext.waiting.withLock { $0 -= 1 }
-                work.body()
-            }, box)
+        enqueue(priority: G_PRIORITY_DEFAULT) {
+            waiting.withLock { $0 -= 1 }
+            body()
+        }
     }
 
     /// Work queued by ``perform(_:)`` that has not run yet.
@@ -46,12 +42,17 @@ public enum GTKMainContext {
     /// Runs `body` on the GTK main context when it is next idle: never at once, so not inside the frame (layout,
     /// drawing) or the signal emission that asks for it.
     public static func performWhenIdle(_ body: @escaping @Sendable () -> Void) {
+        enqueue(priority: G_PRIORITY_DEFAULT_IDLE, body)
+    }
+
+    /// Queues `body` on the GTK main context at `priority`.
+    private static func enqueue(priority: Int32, _ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Work(body)).toOpaque()
-        cgtk_idle(
+        cgtk_invoke(
             { pointer in
                 guard let pointer else { return }
                 Unmanaged<Work>.fromOpaque(pointer).takeRetainedValue().body()
-            }, box)
+            }, box, priority)
     }
 
     /// Makes the GLib main loop run `DispatchQueue.main`'s work, as Foundation's run loop does elsewhere. Call once,

@@ -96,8 +96,11 @@ public final class KFImageView: KingfisherImageTarget {
         let stage = self.stage
         let redraw: @Sendable () -> Void = { gtk_widget_queue_draw(canvas.pointer) }
         player.prepareAhead(redraw: redraw)
-        let tick = PlayerTick(player: player, stage: stage, redraw: redraw)
-        GTKCallbacks.addTick(to: canvas.pointer) { tick.step($0) }
+        // Steps while it is the view's player.
+        GTKCallbacks.addTick(to: canvas.pointer) { [weak stage] frameTime in
+            guard let stage, stage.player === player else { return false }
+            return player.step(at: frameTime, redraw: redraw)
+        }
     }
 
     /// Stops playing; the frame shown stays. On the GTK thread.
@@ -110,23 +113,6 @@ public final class KFImageView: KingfisherImageTarget {
     public var isAnimating: Bool {
         precondition(GTKMainContext.isCurrent, "isAnimating belongs on the GTK thread")
         return stage.player.map { !$0.finished } ?? false
-    }
-
-    /// The player's frame clock callback: steps while it is the view's player.
-    // @unchecked: made and used on the GTK main context only.
-    private final class PlayerTick: @unchecked Sendable {
-        let player: Player
-        weak var stage: Stage?
-        let redraw: @Sendable () -> Void
-        init(player: Player, stage: Stage, redraw: @escaping @Sendable () -> Void) {
-            self.player = player
-            self.stage = stage
-            self.redraw = redraw
-        }
-        func step(_ frameTime: Int64) -> Bool {
-            guard let stage, stage.player === player else { return false }
-            return player.step(at: frameTime, redraw: redraw)
-        }
     }
 
     /// Starts playback when `image` is animated and the view plays automatically. On the GTK thread.

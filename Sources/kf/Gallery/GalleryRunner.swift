@@ -84,7 +84,7 @@ final class GalleryRunner {
         guard !quit, let elapsed = elapsedNow else { return }
         do {
             if let shot = schedule.screenshot, elapsed >= shot.after {
-                try WindowScreenshot.write(window.scroller.pointer, to: shot.file)
+                try WindowScreenshot.write(window.window.pointer, to: shot.file)
                 _ = finish()
             } else if let series = schedule.series {
                 while Double(shotsTaken) * series.every <= min(elapsed, series.until) {

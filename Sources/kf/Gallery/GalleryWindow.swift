@@ -14,7 +14,6 @@ final class GalleryWindow {
     }
 
     let window: GTKObject<GtkWidget>
-    let scroller: GTKObject<GtkWidget>
     let adjustment: UnsafeMutablePointer<GtkAdjustment>
     let cells: [GalleryCell]
     let layout: Layout
@@ -43,7 +42,6 @@ final class GalleryWindow {
         gtk_window_set_child(cgtk_window(window), scroller)
         _ = cgtk_object_ref(window)
         self.window = GTKObject(window)
-        self.scroller = GTKObject(scroller)
         adjustment = gtk_scrolled_window_get_vadjustment(cgtk_scrolled_window(scroller))
     }
 
