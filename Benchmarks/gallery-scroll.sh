@@ -27,16 +27,9 @@ source "$ROOT/Benchmarks/lib/loopback-server.sh"
 # shellcheck source=lib/wallpapers.sh
 source "$ROOT/Benchmarks/lib/wallpapers.sh"
 
-need=()
-[ -d /usr/share/wallpapers ] || need+=(plasma-workspace-wallpapers)
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
-command -v xvfb-run >/dev/null || need+=(xvfb xauth)
-command -v curl >/dev/null || need+=(curl)
-install_missing "${need[@]}"
+require_wallpaper_origin xvfb-run:"xvfb xauth"
 
-echo "== building kf (release)"
-(cd "$ROOT" && swift build -c release --product kf 2>&1 | grep -E "error|Build" | tail -2)
-KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
+build_kf_release
 
 WORK="$(mktemp -d -t kf-gallery-bench.XXXXXX)"
 chmod 755 "$WORK"

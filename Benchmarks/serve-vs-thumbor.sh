@@ -26,12 +26,7 @@ source "$ROOT/Benchmarks/lib/loopback-server.sh"
 # shellcheck source=lib/wallpapers.sh
 source "$ROOT/Benchmarks/lib/wallpapers.sh"
 
-need=()
-[ -d /usr/share/wallpapers ] || need+=(plasma-workspace-wallpapers)
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
-command -v wrk >/dev/null || need+=(wrk)
-command -v curl >/dev/null || need+=(curl)
-install_missing "${need[@]}"
+require_wallpaper_origin wrk:wrk
 VENV="$ROOT/Benchmarks/.venv-thumbor"
 if [ ! -x "$VENV/bin/thumbor" ]; then
     echo "== installing thumbor 7.8 into $VENV"
@@ -39,9 +34,7 @@ if [ ! -x "$VENV/bin/thumbor" ]; then
     "$VENV/bin/pip" install -q "thumbor==7.8.*" libthumbor
 fi
 
-echo "== building kf (release)"
-(cd "$ROOT" && swift build -c release --product kf 2>&1 | grep -E "error|Build" | tail -2)
-KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
+build_kf_release
 
 WORK="$(mktemp -d -t kf-serve-bench.XXXXXX)"
 chmod 755 "$WORK"

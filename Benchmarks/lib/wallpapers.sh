@@ -1,6 +1,10 @@
 # Sourced by the benchmark scripts that serve Debian's wallpaper photos from loopback.
 #
 #   install_missing PACKAGE...    # apt-get installs them (as root, or through sudo), updating the lists if needed
+#   require_wallpaper_origin [COMMAND:PACKAGES]...
+#                                 # installs the photos, nginx and curl where missing, and PACKAGES (space-separated)
+#                                 # for each COMMAND not found
+#   build_kf_release              # builds kf (release) under $ROOT and sets KF to it
 #   link_wallpapers DIR [COPIES]  # links the photos (JPEGs over 20 KB, under */images/) into DIR as NN.jpg, or
 #                                 # C-NN.jpg for each of COPIES copies when COPIES > 1
 #   free_port                     # prints a free TCP port on 127.0.0.1
@@ -11,6 +15,24 @@ install_missing() {
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get install -y "$@" >/dev/null 2>&1 || { $sudo apt-get update >/dev/null && $sudo apt-get install -y "$@" >/dev/null; }
+}
+
+require_wallpaper_origin() {
+    local need=() pair
+    [ -d /usr/share/wallpapers ] || need+=(plasma-workspace-wallpapers)
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+    command -v curl >/dev/null || need+=(curl)
+    for pair in "$@"; do
+        # shellcheck disable=SC2206  # PACKAGES splits on spaces on purpose
+        command -v "${pair%%:*}" >/dev/null || need+=(${pair#*:})
+    done
+    install_missing "${need[@]}"
+}
+
+build_kf_release() {
+    echo "== building kf (release)"
+    (cd "$ROOT" && swift build -c release --product kf 2>&1 | grep -E "error|Build" | tail -2)
+    KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
 }
 
 link_wallpapers() {
