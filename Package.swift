@@ -140,6 +140,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // An example app: a Hummingbird service answering thumbnail requests through KingfisherManager (not shipped;
+        // its test runs it).
+        .executableTarget(
+            name: "ThumbnailService",
+            dependencies: [
+                "Kingfisher",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Examples/ThumbnailService"
+        ),
         .testTarget(
             name: "KingfisherTests",
             dependencies: [
@@ -178,10 +190,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Runs the built `kf` binary as a subprocess against real files and a loopback server.
+        // Runs the built `kf` binary (and the example service) as a subprocess against real files and a loopback server.
         .testTarget(
             name: "KfCommandTests",
-            dependencies: ["KingfisherLocking", "kf", "Kingfisher", "KingfisherTestSupport", "KingfisherServer"],
+            dependencies: [
+                "KingfisherLocking", "kf", "ThumbnailService", "Kingfisher", "KingfisherTestSupport", "KingfisherServer",
+            ],
             swiftSettings: strictSettings
         ),
     ],

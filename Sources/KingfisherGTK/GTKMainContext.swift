@@ -1,4 +1,4 @@
-public import CGtk
+import CGtk
 import KingfisherLocking
 
 /// A GTK object pointer that may cross threads but is only used on the GTK main context.

@@ -1,5 +1,5 @@
 public import Foundation
-public import NIOCore
+import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL

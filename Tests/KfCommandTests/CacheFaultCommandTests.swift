@@ -63,7 +63,10 @@ struct CacheFaultCommandTests {
         try mount.remount(options: "remount,ro")
         var lines: [String] = []
         for index in 0..<5 {
-            server.route("/\(index).png", .ok(try Samples.coordinatePNG(width: 32, height: 32)))
+            // Cacheable responses get an HTTP record beside the image: its failed write is not one more image.
+            let png = try Samples.coordinatePNG(width: 32, height: 32)
+            server.route(
+                "/\(index).png", index.isMultiple(of: 2) ? .ok(png) : .cacheable(png, contentType: "image/png"))
             lines.append(server.url("/\(index).png").absoluteString)
         }
         try Data(lines.joined(separator: "\n").utf8).write(to: dir.url.appendingPathComponent("urls.txt"))

@@ -24,8 +24,8 @@ import Testing
     ) async throws -> Serving {
         let outURL = dir.url.appendingPathComponent("serve.out")
         let errURL = dir.url.appendingPathComponent("serve.err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let process = Process()
         process.executableURL = Kf.executable
         process.arguments = ["serve"] + arguments
@@ -127,6 +127,72 @@ import Testing
         let log = try String(contentsOf: viaEnvironment.stderrURL, encoding: .utf8)
         #expect(log.contains("GET /unsafe/\(signedPart) 200"))
         try await origin.shutdown()
+    }
+
+    @Test func theDefaultCachesOfServeAndFetchLiveApartAndWorkInEitherOrder() async throws {
+        let dir = try TempDir()
+        let origin = try await TestHTTPServer.start()
+        origin.route("/a.jpg", Self.originRoute(try Samples.jpeg(width: 200, height: 100)))
+        let home = ["XDG_CACHE_HOME": dir.path("xdg")]
+        // kf fetch first, with the default cache (no --cache-dir)
+        let url = origin.url("/a.jpg").absoluteString
+        let fetched = try await Kf.run(["fetch", url, "--downsample", "50x50"], environment: home)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        // then kf serve with its default cache
+        let serving = try await startServe(
+            ["--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--log-level", "warning"],
+            in: dir)
+        let answer = try await get(serving.baseURL + "/unsafe/fit-in/60x60/127.0.0.1:\(origin.port)/a.jpg")
+        #expect(answer.status == 200)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+        // then every cache command works with the defaults, and each cache is in its own folder
+        for arguments in [["fetch", url, "--downsample", "50x50"], ["cache", "info"], ["cache", "clear"]] {
+            let run = try await Kf.run(arguments, environment: home)
+            #expect(run.status == 0, "kf \(arguments.joined(separator: " ")): \(run.stderr)")
+        }
+        let kfHome = dir.url.appendingPathComponent("xdg/kf")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: kfHome.path).sorted() == ["images", "serve"])
+        // kf cache clear emptied the images folder only: serve's results are still there
+        #expect(
+            try !FileManager.default.contentsOfDirectory(atPath: kfHome.appendingPathComponent("serve").path).isEmpty)
+        try await origin.shutdown()
+    }
+
+    @Test func filesOfTheOldSharedHomeMoveIntoTheImagesFolder() async throws {
+        let dir = try TempDir()
+        let photo = dir.url.appendingPathComponent("a.png")
+        try Samples.coordinatePNG(width: 40, height: 30).write(to: photo)
+        let home = ["XDG_CACHE_HOME": dir.path("xdg")]
+        // An older kf cached straight in kf's home; kf serve then added its folder there.
+        let old = try await Kf.run(["fetch", photo.path, "--cache-dir", dir.path("xdg/kf")])
+        #expect(old.status == 0, "\(old.stderr)")
+        let kfHome = dir.url.appendingPathComponent("xdg/kf")
+        let oldFiles = try FileManager.default.contentsOfDirectory(atPath: kfHome.path)
+        #expect(!oldFiles.isEmpty)
+        try FileManager.default.createDirectory(
+            at: kfHome.appendingPathComponent("serve"), withIntermediateDirectories: true)
+        // The next run with the default cache finds the image there, moved into the images folder.
+        let again = try await Kf.run(["fetch", photo.path, "--json"], environment: home)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.jsonObjects.first?["cacheType"] as? String == "disk")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: kfHome.path).sorted() == ["images", "serve"])
+        let moved = try FileManager.default.contentsOfDirectory(atPath: kfHome.appendingPathComponent("images").path)
+        #expect(Set(oldFiles).isSubset(of: Set(moved)))
+    }
+
+    @Test func aBusyPortIsNamedWithWhatToDo() async throws {
+        let dir = try TempDir()
+        let first = try await startServe(["--port", "0", "--unsafe", "--log-level", "warning"], in: dir)
+        let port = try #require(first.baseURL.split(separator: ":").last.map(String.init))
+        let second = try await Kf.run(
+            ["serve", "--port", port, "--unsafe"], environment: ["XDG_CACHE_HOME": dir.path("x")])
+        first.process.terminate()
+        #expect(await waitForExit(first.process) == 0)
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port)"), "\(second.stderr)")
+        #expect(second.stderr.contains("in use") && second.stderr.contains("--port"), "\(second.stderr)")
+        #expect(!second.stderr.contains("errno") && !second.stderr.contains("bind("), "\(second.stderr)")
     }
 
     @Test func sigtermLetsRequestsInFlightFinishAndStopsAcceptingNewOnes() async throws {

@@ -26,7 +26,7 @@ struct ValidationCommandTests {
         let arguments = ["fetch", server.url("/v.png").absoluteString, server.url("/f.png").absoluteString, "--json"]
         let first = try await Kf.run(arguments + cache)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(Set(first.jsonObjects.compactMap { $0["validation"] as? String }) == ["refetched"])
+        #expect(Set(first.jsonObjects.compactMap { $0["validation"] as? String }) == ["fetched"])
         let second = try await Kf.run(arguments + cache)
         let validations = Dictionary(
             uniqueKeysWithValues: second.jsonObjects.compactMap { object -> (String, String)? in

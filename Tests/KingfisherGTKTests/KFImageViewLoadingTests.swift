@@ -66,10 +66,12 @@ struct KFImageViewLoadingTests {
         view.kf.indicatorType = .image(imageData: gif)
         let finished = try Self.load(view, server.url("/green.png"))
         await server.waitForRequests("/green.png")
-        // While the response is held the GIF plays in the middle: red, then blue, then red again.
+        // While the response is held the GIF plays in the middle: red, then blue, then red again. The response stays
+        // held however long that takes; the 30 s are only a safety net (a loaded machine once showed two frames in
+        // the 3 s this used to allow).
         var seen: [Int] = []
         let start = Date()
-        while Date().timeIntervalSince(start) < 3, seen.count < 3 {
+        while Date().timeIntervalSince(start) < 30, seen.count < 3 {
             if let colour = Self.colour(await ViewProbe.pixel(of: view, x: 50, y: 50)), seen.last != colour {
                 seen.append(colour)
             }

@@ -51,7 +51,8 @@ extension DiskStorage {
         /// - Parameters:
         ///   - name: the cache's name; must not be empty.
         ///   - sizeLimit: see ``sizeLimit``.
-        ///   - fileManager: the file manager that creates the directory. `.default` by default.
+        ///   - fileManager: the file manager that creates the directory, and that is asked whether a file whose
+        ///     metadata cannot be read exists (as in Kingfisher). `.default` by default.
         ///   - directory: the base directory; the user's caches directory (`$XDG_CACHE_HOME` or `~/.cache` on
         ///     Linux) by default.
         public init(name: String, sizeLimit: UInt, fileManager: FileManager = .default, directory: URL? = nil) {

@@ -137,7 +137,7 @@ public enum DiskStorage {
             try checkDirectoryReady()
             let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
             let now = config.now()
-            guard let contents = try intactContents(of: fileURL, now: now) else { return nil }
+            guard let contents = try intactContents(of: fileURL, key: key, now: now) else { return nil }
             extendExpiration(of: fileURL, meta: contents.meta, now: now, extending: extendingExpiration)
             do {
                 return try T.fromData(contents.data)
@@ -152,16 +152,28 @@ public enum DiskStorage {
         /// for checks that would otherwise trust a file's existence, such as a prefetch deciding to skip.
         public func isIntact(forKey key: String, forcedExtension: String? = nil) -> Bool {
             let fileURL = cacheFileURL(forKey: key, forcedExtension: forcedExtension)
-            return (try? intactContents(of: fileURL, now: config.now())) != nil
+            return (try? intactContents(of: fileURL, key: key, now: config.now())) != nil
         }
 
         /// The file's contents when it exists, has not expired, and passes its integrity check; a damaged file
         /// is removed (unless another writer replaced it meanwhile) and counts as a miss.
-        private func intactContents(of fileURL: URL, now: Date) throws(KingfisherError) -> CacheFileContents? {
+        ///
+        /// A file that cannot be opened fails as in Kingfisher: when even its metadata cannot be read (a directory
+        /// that cannot be searched, a loop of links) and ``Config/fileManager`` does not see it either, it is a
+        /// miss; seen there, ``KingfisherError/CacheErrorReason/invalidURLResource(error:key:url:)``; when its
+        /// metadata is readable but its bytes are not, ``KingfisherError/CacheErrorReason/cannotLoadDataFromDisk(url:error:)``.
+        private func intactContents(of fileURL: URL, key: String, now: Date) throws(KingfisherError)
+            -> CacheFileContents?
+        {
             let contents: CacheFileContents?
             do {
                 contents = try CacheFileSystem.read(atPath: fileURL.path)
             } catch {
+                var info = stat()
+                guard stat(fileURL.path, &info) == 0 else {
+                    guard config.fileManager.fileExists(atPath: fileURL.path) else { return nil }
+                    throw .cacheError(reason: .invalidURLResource(error: error, key: key, url: fileURL))
+                }
                 throw .cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
             }
             guard let contents, contents.meta.expiresAt > now else { return nil }

@@ -152,20 +152,23 @@ extension ImageCache {
             sweepIfOverSizeLimit()
             return .success(())
         } catch {
-            logFailedWrite(error, computedKey: computedKey)
+            logFailedWrite(
+                error, computedKey: computedKey, isHTTPRecord: forcedExtension == HTTPRecordStore.fileExtension)
             return .failure(error)
         }
     }
 
     /// Tells ``logger`` (at `warning`: the image is still the caller's, only not cached) and the metrics that nothing
-    /// was stored under `computedKey`.
-    func logFailedWrite(_ error: KingfisherError, computedKey: String) {
+    /// was stored under `computedKey`. `kf.file` says what the file was: `image`, or `http-record` for the HTTP
+    /// caching record kept beside an image.
+    func logFailedWrite(_ error: KingfisherError, computedKey: String, isHTTPRecord: Bool = false) {
         metrics.countWriteFailure()
         logger?.warning(
             "A disk cache write failed",
             metadata: [
                 "kf.key": "\(computedKey)", "kf.cache": "\(diskStorage.config.name)",
                 "kf.error": "\(error.errorDescription ?? "\(error)")", "kf.cause": "\(error.fileSystemCause)",
+                "kf.file": isHTTPRecord ? "http-record" : "image",
             ])
     }
 }

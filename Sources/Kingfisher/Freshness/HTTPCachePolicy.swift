@@ -55,7 +55,10 @@ public enum HTTPValidation: Sendable, Hashable {
     case fresh
     /// From the cache after the origin answered `304 Not Modified` to a conditional request.
     case revalidated
-    /// Downloaded (`200`): nothing usable was cached, or the origin's image changed.
+    /// Downloaded: nothing was cached for the source. (Ours: before it, a first download said ``refetched``.)
+    case fetched
+    /// Downloaded again: the cached entry could not be revalidated (no validator, or not the current response's),
+    /// the origin's image changed (a `200` to a conditional request), or `forceRefresh` asked for it.
     case refetched
     /// From the cache although stale, as the response allowed.
     case stale(StaleReason)
@@ -68,10 +71,11 @@ public enum HTTPValidation: Sendable, Hashable {
         case originFailed
     }
 
-    /// `fresh`, `revalidated`, `refetched` or `stale`: the name `kf fetch --json` prints.
+    /// `fresh`, `revalidated`, `fetched`, `refetched` or `stale`: the name `kf fetch --json` prints.
     public var name: String {
         switch self {
         case .fresh: "fresh"
+        case .fetched: "fetched"
         case .revalidated: "revalidated"
         case .refetched: "refetched"
         case .stale: "stale"

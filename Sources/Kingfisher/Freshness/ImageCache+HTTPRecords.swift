@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension ImageCache {
     /// How the HTTP cache records in a cache's directory stand (one record per network source stored while

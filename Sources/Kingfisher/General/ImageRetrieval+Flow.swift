@@ -26,6 +26,8 @@ enum CacheStep {
     case cancelled
     /// The retrieval of this source ended here.
     case done(Result<RetrieveImageResult, KingfisherError>)
+    /// Cached, but following HTTP caching it must be downloaded again.
+    case refetch
 }
 
 extension ImageRetrieval {
@@ -69,15 +71,18 @@ extension ImageRetrieval {
         _ source: Source, lowDataSourceAllowed: Bool = true
     ) async -> Result<RetrieveImageResult, KingfisherError>? {
         let key = source.cacheKey
+        var replacing = options.forceRefresh
         if !options.forceRefresh {
             guard !isCancelled else { return nil }
             switch await fromTargetCache(source) {
             case .miss: break
+            case .refetch: replacing = true
             case .cancelled: return nil
             case .done(let outcome): return outcome
             }
             switch await fromOriginalCache(source) {
             case .miss: break
+            case .refetch: replacing = true
             case .cancelled: return nil
             case .done(let outcome): return outcome
             }
@@ -101,13 +106,16 @@ extension ImageRetrieval {
         case .failure(let error):
             return .failure(error)
         case .success(let value):
-            return await finish(value, from: source)
+            return await finish(value, from: source, replacing: replacing)
         }
     }
 
     /// Stores a fetched image and makes the result; `nil` when the retrieval was cancelled first. Following HTTP
-    /// caching, the response's record is stored too, and the result says `refetched`.
-    func finish(_ value: FetchedImage, from source: Source) async -> Result<RetrieveImageResult, KingfisherError>? {
+    /// caching, the response's record is stored too, and the result says `refetched` when it `replac`es a cached
+    /// entry, else `fetched`.
+    func finish(
+        _ value: FetchedImage, from source: Source, replacing: Bool
+    ) async -> Result<RetrieveImageResult, KingfisherError>? {
         if value.isNotModified {
             // A 304 nobody asked for (a request modifier's own conditional headers): there is no image.
             return .failure(.responseError(reason: .URLSessionError(error: URLError(.badServerResponse))))
@@ -122,7 +130,7 @@ extension ImageRetrieval {
         return .success(
             result(
                 value.image, from: source, cacheType: .none, metrics: value.metrics, diskStoreError: storeError,
-                validation: policy == nil ? nil : .refetched
+                validation: policy == nil ? nil : (replacing ? .refetched : .fetched)
             ) { data })
     }
 
@@ -143,13 +151,13 @@ extension ImageRetrieval {
             switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
             case .use(let how): validation = how
             case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
-            case .refetch: return .miss
+            case .refetch: return .refetch
             case .failed(let error): return .done(.failure(error))
             }
         }
         // (A 304 whose entry was removed meanwhile finds nothing here: the source is downloaded.)
         guard let (found, cacheType) = await lookUp(source.cacheKey, in: targetCache, options: options) else {
-            return .miss
+            return validation == nil ? .miss : .refetch
         }
         var prepared: Result<KFCrossPlatformImage, KingfisherError>?
         if cacheType == .memory, CachedImageRebuild.isNeeded(for: found, options: options) {
@@ -213,7 +221,7 @@ extension ImageRetrieval {
             switch await validate(resource, processorIdentifier: "", policy: policy) {
             case .use(let how): validation = how
             case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
-            case .refetch: return .miss
+            case .refetch: return .refetch
             case .failed(let error): return .done(.failure(error))
             }
         }

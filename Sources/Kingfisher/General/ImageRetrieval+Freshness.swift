@@ -53,7 +53,7 @@ extension ImageRetrieval {
             await refresh(record, forKey: key, with: fetched.response)
             return .use(.revalidated)
         case .success(let fetched):
-            return .replaced(await finish(fetched, from: .network(resource)))
+            return .replaced(await finish(fetched, from: .network(resource), replacing: true))
         case .failure(let error) where ifError && Self.isOriginFailure(error):
             return .use(.stale(.originFailed))
         case .failure(let error):

@@ -150,6 +150,15 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// on macOS and for animated images; animated images keep every frame.
     public var normalized: KFCrossPlatformImage { base }
 
+    /// The image with its pixels computed now. Every image here is decoded into memory when it is made, so this is
+    /// the image itself.
+    public var decoded: KFCrossPlatformImage { base }
+
+    /// The image's pixels at `scale`: the same pixels, with ``KFCrossPlatformImage/scale`` set to `scale` (so its
+    /// size in points is its pixel size divided by `scale`), as Kingfisher's `decoded(scale:)`. A scale that is not
+    /// a positive finite number leaves the image as it is.
+    public func decoded(scale: CGFloat) -> KFCrossPlatformImage { base.withScale(scale) }
+
     /// Gives `image` this image's original animated data, as Kingfisher does for custom processors that build a
     /// new image from an animated one: `gifRepresentation()` and ``DefaultCacheSerializer`` then store the
     /// original animation. The built-in processors don't call it: they process every frame instead.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import KingfisherLocking
 
 /// Reports how much of a download has arrived: bytes received and bytes expected (`-1` when the server did not

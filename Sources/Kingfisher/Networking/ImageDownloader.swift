@@ -1,11 +1,11 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import Foundation
 public import Logging
 import NIOPosix
 import KingfisherLocking
 
 #if canImport(FoundationNetworking)
-    public import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Downloads images over HTTP(S) with AsyncHTTPClient, decodes them with the options' processor, and reports

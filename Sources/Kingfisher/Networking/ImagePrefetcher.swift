@@ -314,7 +314,7 @@ public final class ImagePrefetcher: Sendable {
         cache.logger?.warning(
             "A prefetched source was not loaded",
             metadata: [
-                "kf.key": "\(sources[index].cacheKey)", "kf.error": "\(error.errorDescription ?? "\(error)")",
+                "kf.key": "\(sources[index].cacheKey)", "kf.error": .error(error),
             ])
         finish(index, .failed)
     }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Kingfisher
 
 /// Everything a thumbor URL asks of the pixels, as one Kingfisher processor: trim, manual crop (in the source's

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Kingfisher
 
 /// The filters of a thumbor URL, checked and typed: what they do to the pixels (in URL order), to the fit, and

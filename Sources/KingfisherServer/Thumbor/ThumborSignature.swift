@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 
 /// thumbor's URL signatures: the HMAC-SHA1 of everything after the signature segment, keyed with the security
 /// key, in URL-safe Base64 with its padding (28 characters), as libthumbor makes them.

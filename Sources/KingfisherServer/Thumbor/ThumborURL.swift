@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A thumbor image URL, parsed: `/<signature | unsafe>/[meta/][trim/][AxB:CxD/][fit-in/][-]WxH/[halign/][valign/]
 /// [smart/][filters:name(args):.../]IMAGE`, the syntax thumbor and the URL builders made for it (libthumbor and

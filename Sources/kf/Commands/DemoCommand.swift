@@ -152,7 +152,7 @@ struct DemoCommand: AsyncParsableCommand {
                 job: index, image: result.image, cacheType: result.cacheType,
                 milliseconds: FetchRunner.milliseconds(since: start), file: file, error: nil)
         } catch {
-            let reason = (error as? KingfisherError)?.errorDescription ?? "\(error)"
+            let reason = FailureMessage.reason(error, source: url.absoluteString)
             return Outcome(
                 job: index, image: nil, cacheType: .none, milliseconds: FetchRunner.milliseconds(since: start),
                 file: nil, error: reason)

@@ -18,7 +18,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("output"), help: ArgumentHelp("Write one file per source into DIR.", valueName: "DIR"))
     var outputDirectory: String?
 
-    @Option(name: .customShort("o"), help: ArgumentHelp("Write the single source's result to FILE.", valueName: "FILE"))
+    @Option(
+        name: .customShort("o"),
+        help: ArgumentHelp(
+            "Write the single source's result to FILE (- for standard output; a link writes its target, a device "
+                + "or FIFO is written in place).", valueName: "FILE"))
     var outputFile: String?
 
     @Option(help: "Sources fetched at the same time.")
@@ -60,9 +64,6 @@ struct FetchCommand: AsyncParsableCommand {
         if outputDirectory != nil && outputFile != nil {
             throw ValidationError("Use --output DIR or -o FILE, not both.")
         }
-        if outputFile != nil && sources.count > 1 {
-            throw ValidationError("-o FILE takes one SOURCE; use --output DIR for several.")
-        }
         if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
         if original && !processing.processor().identifier.isEmpty {
@@ -74,6 +75,11 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Checked here, not in `validate()`: ArgumentParser validates before it reports an unknown option, whose
+        // value (`--size 300x200`) then reads as a second SOURCE; by `run()` every option is known.
+        if outputFile != nil && sources.count > 1 {
+            throw ValidationError("-o FILE takes one SOURCE; use --output DIR for several.")
+        }
         var arguments: [SourceArgument] = []
         var badSources: [String] = []
         for text in sources {
@@ -118,9 +124,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private func makeDestination() throws -> FetchRunner.Destination {
-        if let outputFile {
-            return .file(URL(fileURLWithPath: (outputFile as NSString).expandingTildeInPath))
-        }
+        if let outputFile { return .file(try OutputFile(outputFile)) }
         guard let outputDirectory else { return .none }
         let url = URL(fileURLWithPath: (outputDirectory as NSString).expandingTildeInPath, isDirectory: true)
         // A directory that can't be made is reported per source when its file can't be written.

@@ -45,8 +45,7 @@ struct InfoCommand: AsyncParsableCommand {
                 Console.out(json ? info.jsonLine : info.text)
             } catch {
                 failed = true
-                let reason = (error as? KingfisherError)?.errorDescription ?? "\(error)"
-                Console.error("error: \(text): \(reason)")
+                Console.error("error: \(text): \(FailureMessage.reason(error, source: text))")
             }
         }
         await pipeline.shutdown()

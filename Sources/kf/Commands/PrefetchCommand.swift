@@ -104,9 +104,10 @@ struct PrefetchCommand: AsyncParsableCommand {
                     computedKey: ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: identifier)):
                     reporter.record(.failed)  // its reason is printed once, with the others it failed
                 case .failed:
+                    let error: (any Error)? =
+                        reasons.error(forKey: source.cacheKey) ?? source.url.flatMap(errors.error(for:))
                     let reason =
-                        reasons.reason(forKey: source.cacheKey) ?? source.url.flatMap(errors.reason(for:))
-                        ?? Self.fallbackReason(for: source)
+                        error.map { FailureMessage.reason($0, source: text) } ?? Self.fallbackReason(for: source)
                     reporter.record(.failed, stderr: "error: \(text): \(reason)")
                 case .skipped: reporter.record(.skipped)
                 case .completed: reporter.record(.completed)

@@ -153,7 +153,7 @@ struct ServeCommand: AsyncParsableCommand {
         let cachePath = cacheDir ?? environment.string("CACHE_DIR")
         let cache = try CacheOptions.makeCache(
             at: cachePath.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
-                ?? CacheOptions.defaultDirectory.appendingPathComponent("serve"))
+                ?? CacheOptions.defaultServeDirectory)
         let server = ImageServer(configuration: configuration, cache: cache, logger: logger)
         let router = Router()
         router.middlewares.add(AccessLogMiddleware(logger: Logger(label: "kf.serve.access")))
@@ -170,7 +170,21 @@ struct ServeCommand: AsyncParsableCommand {
         var groupConfiguration = ServiceGroupConfiguration(
             services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(max(0, shutdown) * 1000))
-        try await ServiceGroup(configuration: groupConfiguration).run()
+        do {
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch let error as IOError {
+            throw CommandFailure("cannot listen on \(host):\(port): " + Self.listenProblem(error))
+        }
+    }
+
+    /// Why the server could not take its address, and what to do.
+    private static func listenProblem(_ error: IOError) -> String {
+        switch error.errnoCode {
+        case EADDRINUSE: "the address is in use (another kf serve?); choose another --port, or stop that server"
+        case EACCES: "permission denied (ports below 1024 need privileges); choose a --port above 1023"
+        case EADDRNOTAVAIL: "no network interface of this machine has that address; check --host"
+        default: String(cString: strerror(error.errnoCode))
+        }
     }
 
     private static func level(_ name: String) throws -> Logger.Level {

@@ -46,7 +46,8 @@ struct ViewCommand: AsyncParsableCommand {
     @Option(
         name: .customShort("o"),
         help: ArgumentHelp(
-            "Write a PNG to FILE instead of drawing (no terminal needed): the image, or a sheet of several.",
+            "Write a PNG to FILE (- for standard output) instead of drawing (no terminal needed): the image, or a "
+                + "sheet of several, a failed source's error in its cell.",
             valueName: "FILE"))
     var outputFile: String?
 
@@ -71,8 +72,8 @@ struct ViewCommand: AsyncParsableCommand {
             let pipeline = Pipeline(
                 cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger,
                 httpCachePolicy: cacheOptions.httpCachePolicy)
-            let url = URL(fileURLWithPath: (outputFile as NSString).expandingTildeInPath)
-            let failures = try await ViewSnapshot(manager: pipeline.manager).write(sources, to: url)
+            let output = try OutputFile(outputFile)
+            let failures = try await ViewSnapshot(manager: pipeline.manager).write(sources, to: output)
             await pipeline.shutdown()
             if failures > 0 { throw ExitCode.failure }
             return

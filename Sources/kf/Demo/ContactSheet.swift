@@ -5,9 +5,12 @@ import Kingfisher
 /// text) and rendered by the library's SVG decoder.
 struct ContactSheet {
     struct Cell {
-        let image: KFCrossPlatformImage
+        /// The picture; `nil` for a source that failed.
+        let image: KFCrossPlatformImage?
         /// Up to three short lines under the picture; the first is bold.
         let lines: [String]
+        /// Why the source failed, written where its picture would be.
+        var error: String? = nil
     }
 
     var title: String
@@ -50,7 +53,12 @@ struct ContactSheet {
         for (index, cell) in cells.enumerated() {
             let x = padding + Double(index % columns) * cellWidth
             let y = headerHeight + Double(index / columns) * cellHeight
-            let fitted = cell.image.kf.resize(to: pictureSize, for: .aspectFit)
+            guard let picture = cell.image else {
+                svg += errorBox(cell.error ?? "failed", x: x, y: y)
+                svg += labels(cell.lines, x: x, y: y)
+                continue
+            }
+            let fitted = picture.kf.resize(to: pictureSize, for: .aspectFit)
             guard let png = fitted.kf.pngRepresentation() else {
                 throw CommandFailure("the contact sheet could not encode a picture")
             }
@@ -65,14 +73,7 @@ struct ContactSheet {
                 xlink:href="data:image/png;base64,\(png.base64EncodedString())"/>
 
                 """
-            for (line, text) in cell.lines.prefix(3).enumerated() {
-                let weight = line == 0 ? " font-weight=\"bold\"" : ""
-                let baseline = y + pictureSize.height + 20 + Double(line) * 16
-                svg += """
-                    <text x="\(x)" y="\(baseline)" font-size="12"\(weight) fill="#333">\(Self.escaped(text))</text>
-
-                    """
-            }
+            svg += labels(cell.lines, x: x, y: y)
         }
         // A checkerboard behind the pictures shows which parts are transparent.
         svg += """
@@ -82,6 +83,65 @@ struct ContactSheet {
             </svg>
             """
         return svg
+    }
+
+    /// The lines under a cell's picture.
+    private func labels(_ lines: [String], x: Double, y: Double) -> String {
+        var svg = ""
+        for (line, text) in lines.prefix(3).enumerated() {
+            let weight = line == 0 ? " font-weight=\"bold\"" : ""
+            let baseline = y + pictureSize.height + 20 + Double(line) * 16
+            svg += """
+                <text x="\(x)" y="\(baseline)" font-size="12"\(weight) fill="#333">\(Self.escaped(text))</text>
+
+                """
+        }
+        return svg
+    }
+
+    /// A failed source's place: a pale red box with its error, wrapped to the box.
+    private func errorBox(_ message: String, x: Double, y: Double) -> String {
+        var svg = """
+            <rect x="\(x - 4)" y="\(y - 4)" width="\(pictureSize.width + 8)" height="\(pictureSize.height + 8)" \
+            fill="#fbe9e7" stroke="#d8a39a"/>
+
+            """
+        let lines = Self.wrapped("error: " + message, width: Int(pictureSize.width / 7))
+        for (index, line) in lines.prefix(Int(pictureSize.height / 16) - 1).enumerated() {
+            svg += """
+                <text x="\(x + 6)" y="\(y + 20 + Double(index) * 16)" font-size="12" fill="#8c1d18">\
+                \(Self.escaped(line))</text>
+
+                """
+        }
+        return svg
+    }
+
+    /// `text` broken into lines of at most `width` characters, at spaces where it can be.
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            var word = Substring(word)
+            while word.count > width {
+                if !current.isEmpty {
+                    lines.append(current)
+                    current = ""
+                }
+                lines.append(String(word.prefix(width)))
+                word = word.dropFirst(width)
+            }
+            if current.isEmpty {
+                current = String(word)
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
     }
 
     private static func escaped(_ text: String) -> String {

@@ -6,7 +6,8 @@ import Kingfisher
 struct CacheOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The disk cache directory (default: $XDG_CACHE_HOME/kf, else ~/.cache/kf).", valueName: "DIR"))
+            "The disk cache directory (default: $XDG_CACHE_HOME/kf/images, else ~/.cache/kf/images; kf serve's "
+                + "is .../kf/serve).", valueName: "DIR"))
     var cacheDir: String?
 
     @Flag(
@@ -27,8 +28,9 @@ struct CacheOptions: ParsableArguments {
         return Self.defaultDirectory
     }
 
-    /// `$XDG_CACHE_HOME/kf`, or `~/.cache/kf` when it is unset or not absolute (the XDG rule).
-    static var defaultDirectory: URL {
+    /// `$XDG_CACHE_HOME/kf`, or `~/.cache/kf` when it is unset or not absolute (the XDG rule): kf's home, holding
+    /// one folder per default cache, so each cache's folder holds only its own files.
+    static var home: URL {
         let environment = ProcessInfo.processInfo.environment
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("kf")
@@ -37,12 +39,19 @@ struct CacheOptions: ParsableArguments {
         return URL(fileURLWithPath: home).appendingPathComponent(".cache/kf")
     }
 
+    /// The cache of `kf fetch`, `prefetch`, `info`, `view`, `gallery` and `cache`: `home/images`.
+    static var defaultDirectory: URL { home.appendingPathComponent("images") }
+
+    /// The cache of `kf serve`: `home/serve`.
+    static var defaultServeDirectory: URL { home.appendingPathComponent("serve") }
+
     /// The memory cache's cost limit: small, a command sees each image once.
     static let memoryCostLimit = 64 << 20
 
     /// The cache on ``directory`` (files straight in it, no Kingfisher sub-folder), with a small memory part.
     func makeCache() throws(CommandFailure) -> ImageCache {
-        try Self.makeCache(at: directory)
+        if cacheDir == nil { LegacyCacheHome.moveFiles(from: Self.home, into: Self.defaultDirectory) }
+        return try Self.makeCache(at: directory)
     }
 
     /// The cache on `directory`, as ``makeCache()`` makes it.

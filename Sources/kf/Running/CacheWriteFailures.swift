@@ -73,7 +73,10 @@ final class CacheWriteFailures: Sendable {
         var logLevel: Logger.Level = .warning
 
         func log(event: LogEvent) {
-            guard let key = event.metadata?["kf.key"], let cause = event.metadata?["kf.cause"] else { return }
+            // Images only: the HTTP record written beside an image is not one more image that was not stored.
+            guard let key = event.metadata?["kf.key"], let cause = event.metadata?["kf.cause"],
+                event.metadata?["kf.file"]?.description != "http-record"
+            else { return }
             failures.note(computedKey: key.description, cause: cause.description)
         }
 

@@ -9,19 +9,18 @@ import KingfisherLocking
 /// Remembers why downloads failed, per URL, so a prefetch (whose blocks list failed sources without reasons)
 /// can print one.
 final class DownloadErrorLog: ImageDownloaderDelegate {
-    private let errors = Locked<[URL: String]>([:])
+    private let errors = Locked<[URL: any Error]>([:])
 
     func imageDownloader(
         _ downloader: ImageDownloader, didFinishDownloadingImageForURL url: URL, with response: URLResponse?,
         error: (any Error)?
     ) {
         guard let error else { return }
-        let text = (error as? KingfisherError)?.errorDescription ?? "\(error)"
-        errors.withLock { $0[url] = text }
+        errors.withLock { $0[url] = error }
     }
 
     /// Why `url`'s download failed, if it did.
-    func reason(for url: URL) -> String? {
+    func error(for url: URL) -> (any Error)? {
         errors.withLock { $0[url] }
     }
 }

@@ -14,7 +14,7 @@ struct FetchRecord: Encodable {
     /// Why the result is not in the disk cache, when its write failed (the result itself may be fine).
     var cacheError: String?
     /// How a network image was validated, when the run followed the servers' caching headers: `fresh`,
-    /// `revalidated`, `refetched` or `stale`.
+    /// `revalidated`, `fetched` (nothing was cached), `refetched` (a cached entry was replaced) or `stale`.
     var validation: String?
 
     private enum CodingKeys: String, CodingKey {

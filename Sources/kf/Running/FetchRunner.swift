@@ -9,8 +9,8 @@ struct FetchRunner {
         case none
         /// One file per source in a directory, named after the source.
         case directory(URL)
-        /// One file, for a single source.
-        case file(URL)
+        /// One file (or standard output), for a single source.
+        case file(OutputFile)
     }
 
     let pipeline: Pipeline
@@ -51,11 +51,13 @@ struct FetchRunner {
             while let record = await group.next() {
                 records.append(record)
                 let failed = record.error != nil
+                let line = json ? record.jsonLine : record.textLine
+                // JSON and results on stdout, failures in text on stderr; all on stderr when stdout is the image.
+                let toStandardOutput = resultsOnStandardOutput && (json || !failed)
                 // A result the cache could not store counts as failed; its reason is printed once at the end.
                 reporter.record(
                     failed || record.cacheError != nil ? .failed : .completed,
-                    stdout: json ? record.jsonLine : (failed ? nil : record.textLine),
-                    stderr: failed && !json ? record.textLine : nil)
+                    stdout: toStandardOutput ? line : nil, stderr: toStandardOutput ? nil : line)
                 _ = startNext()
             }
             return records
@@ -108,18 +110,16 @@ struct FetchRunner {
             record.bytes = encoded.count
             let imageFormat = encoded.head.kf.imageFormat
             record.format = "\(imageFormat)".lowercased()
-            if let url = outputURL(named: outputName, format: imageFormat) {
-                do {
-                    try (encoded.full ?? Data(contentsOf: encoded.file!)).write(to: url, options: .atomic)
-                } catch {
-                    throw CommandFailure("cannot write \(url.path): \(Self.reason(error))")
+            if let output = try outputFile(named: outputName, format: imageFormat) {
+                let bytes: Data
+                do { bytes = try encoded.full ?? Data(contentsOf: encoded.file!) } catch {
+                    throw CommandFailure("cannot read the cached result: \(Self.reason(error))")
                 }
-                record.output = url.path
+                try output.write(bytes)
+                record.output = output.shownPath
             }
-        } catch let error as KingfisherError {
-            record.error = error.errorDescription ?? "\(error)"
         } catch {
-            record.error = "\(error)"
+            record.error = FailureMessage.reason(error, source: argument.text)
         }
         record.milliseconds = Self.milliseconds(since: start)
         return record
@@ -162,12 +162,12 @@ struct FetchRunner {
         record.bytes = cached.data.count
         let format = cached.data.kf.imageFormat
         record.format = "\(format)".lowercased()
-        guard let url = outputURL(named: outputName, format: format) else { return }
         do {
-            try cached.data.write(to: url, options: .atomic)
-            record.output = url.path
+            guard let output = try outputFile(named: outputName, format: format) else { return }
+            try output.write(cached.data)
+            record.output = output.shownPath
         } catch {
-            record.error = "cannot write \(url.path): \(Self.reason(error))"
+            record.error = error.description
         }
     }
 
@@ -203,13 +203,20 @@ struct FetchRunner {
         return (Data(bytes.prefix(max(0, count))), Int(info.st_size))
     }
 
-    private func outputURL(named name: String, format: ImageFormat) -> URL? {
+    private func outputFile(named name: String, format: ImageFormat) throws(CommandFailure) -> OutputFile? {
         switch destination {
         case .none: return nil
-        case .file(let url): return url
+        case .file(let file): return file
         case .directory(let directory):
-            return directory.appendingPathComponent(name).appendingPathExtension(format.fileExtension ?? "img")
+            let url = directory.appendingPathComponent(name).appendingPathExtension(format.fileExtension ?? "img")
+            return try OutputFile(url.path)
         }
+    }
+
+    /// Whether result lines go to standard output: not when the image itself does (`-o -`).
+    private var resultsOnStandardOutput: Bool {
+        if case .file(let file) = destination, file.isStandardOutput { return false }
+        return true
     }
 
     /// The sources in order without repeats, and the repeats.

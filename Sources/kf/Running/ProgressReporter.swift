@@ -75,7 +75,8 @@ final class ProgressReporter: Sendable {
         }
     }
 
-    /// Ends the run: clears the bar and prints `N completed, M skipped, K failed in S s (R images/s)` to stderr.
+    /// Ends the run: clears the bar and prints `N completed, M skipped, K failed in S s (R images/s)` to stderr; the
+    /// rate counts completed sources only, and is left out when none completed.
     /// - Returns: the counts.
     @discardableResult
     func finish() -> (completed: Int, skipped: Int, failed: Int) {
@@ -83,11 +84,12 @@ final class ProgressReporter: Sendable {
             clearBar(&state)
             state.ended = true
             let seconds = elapsedSeconds
-            let done = state.completed + state.skipped + state.failed
-            let rate = seconds > 0 ? Double(done) / seconds : 0
+            let rate =
+                state.completed > 0 && seconds > 0
+                ? " (\(Self.format(Double(state.completed) / seconds, digits: 1)) images/s)" : ""
             let line =
                 "\(state.completed) completed, \(state.skipped) skipped, \(state.failed) failed in "
-                + "\(Self.format(seconds, digits: 2)) s (\(Self.format(rate, digits: 1)) images/s)\n"
+                + "\(Self.format(seconds, digits: 2)) s\(rate)\n"
             Self.write(line, to: .standardError)
             return (state.completed, state.skipped, state.failed)
         }

@@ -50,7 +50,7 @@ struct ViewRunner {
                 .progressiveJPEG(options.progressive ? ImageProgressive() : nil)
                 .onSuccess { _ in continuation.resume(returning: true) }
                 .onFailure { error in
-                    view.message = "error: \(text): \(error.errorDescription ?? "\(error)")"
+                    view.message = "error: \(FailureMessage.reason(error, source: text)) (\(text))"
                     continuation.resume(returning: false)
                 }
                 .set(to: view)

@@ -70,7 +70,7 @@ import Testing
         try await withOrigin { f, origin, url, clock in
             origin.change { $0.cacheControl = "max-age=600" }
             let first = try await f.manager.retrieveImage(with: url, options: waiting)
-            #expect(first.validation == .refetched && first.cacheType == .none)
+            #expect(first.validation == .fetched && first.cacheType == .none)
             f.cache.clearMemoryCache()
             let second = try await f.manager.retrieveImage(with: url, options: waiting)
             #expect(second.validation == .fresh && second.cacheType == .disk)
@@ -137,7 +137,7 @@ import Testing
             let tinted = BlackWhiteProcessor()
             let first = try await f.manager.retrieveImage(
                 with: url, options: [.processor(small), .cacheOriginalImage, .waitForCache])
-            #expect(first.validation == .refetched)
+            #expect(first.validation == .fetched)
             // (the second is made from the fresh original)
             let second = try await f.manager.retrieveImage(
                 with: url, options: [.processor(tinted), .cacheOriginalImage, .waitForCache])
@@ -170,7 +170,7 @@ import Testing
         try await withOrigin { f, origin, url, clock in
             origin.change { $0.cacheControl = "no-store" }
             let stored = try await f.manager.retrieveImage(with: url, options: waiting)
-            #expect(stored.validation == .refetched)
+            #expect(stored.validation == .fetched)
             #expect(!f.cache.diskStorage.isCached(forKey: url.cacheKey))
             origin.change { $0.cacheControl = "max-age=600, no-cache" }
             f.cache.clearMemoryCache()
@@ -294,7 +294,7 @@ import Testing
             f.cache.clearMemoryCache()
             try f.cache.diskStorage.remove(forKey: url.cacheKey)
             let again = try await f.manager.retrieveImage(with: url, options: waiting)
-            #expect(again.validation == .refetched)
+            #expect(again.validation == .fetched)
             #expect(again.image.pixelWidth == 40)
             #expect(origin.conditional == 0 && origin.ok == 2)
         }

@@ -138,7 +138,7 @@ import Testing
             let result = try await manager.retrieveImage(with: url, options: [.waitForCache])
             #expect(origin.ok == 1 && origin.partial == 1)
             #expect(result.data() == Self.first)
-            #expect(result.validation == .refetched)
+            #expect(result.validation == .fetched)
         }
     }
 

@@ -37,7 +37,7 @@ struct ThumbnailImageDataProviderTests {
     }
 
     @Test func otherSchemesAndMissingFilesFailWithTheProvidersError() async throws {
-        try await withTemporaryDirectory { directory in
+        await withTemporaryDirectory { directory in
             let remote = ThumbnailImageDataProvider(url: URL(string: "ftp://example.com/a.png")!, maxPixelSize: 10)
             await #expect {
                 try await remote.data()

@@ -84,7 +84,7 @@ struct ImageDownloaderSubclassTests {
         let handler = collector.handler
         downloader.downloadImage(with: url) { handler($0) }
         downloader.downloadImage(with: url, options: [.forceRefresh]) { handler($0) }
-        downloader.downloadImage(with: url, options: KingfisherParsedOptionsInfo(nil)) { handler($0) }
+        _ = downloader.downloadImage(with: url, options: KingfisherParsedOptionsInfo(nil)) { handler($0) }
         await collector.wait(for: 5)
         #expect(downloader.urls.count == 7)
         try await downloader.shutdown()
