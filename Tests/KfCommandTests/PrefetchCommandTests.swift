@@ -97,10 +97,12 @@ struct PrefetchCommandTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("1 completed, 0 skipped, 2 failed"), "\(run.stderr)")
         #expect(
-            run.stderrLines.contains { $0.contains("/page.jpg") && $0.contains("not in an image format") },
+            run.stderrLines.contains { $0.contains("/page.jpg") && $0.contains("it is not an image") },
             "\(run.stderr)")
         #expect(
-            run.stderrLines.contains { $0.contains("/bomb.png") && $0.contains("over the limit") }, "\(run.stderr)")
+            run.stderrLines.contains {
+                $0.contains("/bomb.png") && $0.contains("more than the limit of 100 megapixels")
+            }, "\(run.stderr)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: dir.path("cache")).filter { !$0.hasSuffix(".http") }
                 .count == 1)

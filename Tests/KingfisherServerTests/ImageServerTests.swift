@@ -216,7 +216,10 @@ import Testing
             let start = Date()
             let answer = try await harness.request(harness.unsafe("100x100", "/slow.jpg"))
             #expect(answer.status == 504)
-            #expect(Date().timeIntervalSince(start) < 8)
+            // The configured second ended it (not the 10 s default); the time is only a safety net (a loaded
+            // machine once took 8.7 s to answer).
+            #expect(answer.text.contains("within 1 s"), "\(answer.text)")
+            #expect(Date().timeIntervalSince(start) < 30)
         }
     }
 

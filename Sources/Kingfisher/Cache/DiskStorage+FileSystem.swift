@@ -200,10 +200,13 @@ enum CacheFileSystem {
 }
 
 /// An `errno` value as a Swift error, with the message `strerror` gives.
-struct POSIXErrorBox: Error, CustomStringConvertible {
+struct POSIXErrorBox: Error, CustomStringConvertible, LocalizedError {
     let code: Int32
 
     static func current() -> POSIXErrorBox { POSIXErrorBox(code: errno) }
 
     var description: String { "\(String(cString: strerror(code))) (errno \(code))" }
+
+    /// The system's words for the failure alone ("No space left on device").
+    var errorDescription: String? { String(cString: strerror(code)) }
 }

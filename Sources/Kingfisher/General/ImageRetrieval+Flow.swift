@@ -71,7 +71,9 @@ extension ImageRetrieval {
         _ source: Source, lowDataSourceAllowed: Bool = true
     ) async -> Result<RetrieveImageResult, KingfisherError>? {
         let key = source.cacheKey
-        var replacing = options.forceRefresh
+        // Following HTTP caching, a forced refresh of an entry that is there replaces it; of nothing, it fetches.
+        var replacing =
+            options.forceRefresh && httpPolicy(for: source) != nil && isInTargetCache(key, options: internalOptions)
         if !options.forceRefresh {
             guard !isCancelled else { return nil }
             switch await fromTargetCache(source) {

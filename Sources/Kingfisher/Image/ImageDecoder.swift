@@ -79,8 +79,8 @@ enum ImageDecoder {
     /// it (libvips' own thumbnail leaves at least a factor of 2 to the reduce: a 2560-pixel photo then decoded at
     /// 640 instead of 320 pixels, for ~5% more time per image on the wallpaper photos). A progressive JPEG at 1/8
     /// decodes without the AC scans it does not read (``ProgressiveJPEGDCStream``: the same pixels; the 32
-    /// progressive wallpaper photos in 608 ms instead of 1,712 ms). HEIF and AVIF shrink the image their loader
-    /// opened; other formats go through libvips' thumbnail, which shrinks WebP on load.
+    /// progressive wallpaper photos in 608 ms instead of 1,712 ms). Other formats go through libvips' thumbnail,
+    /// which shrinks WebP on load and uses a HEIF's embedded thumbnail when it is large enough.
     private static func shrunkOnLoad(
         _ bytes: UnsafeRawBufferPointer, of data: Data, format: ImageFormat, header: VipsImageHandle, side: Int32,
         finish: (VipsImageHandle) throws(VipsError) -> VipsImageHandle
@@ -101,16 +101,15 @@ enum ImageDecoder {
             }
             return try finish(fittedJPEG(bytes, shrink: shrink, sequential: sequential, side: side))
         }
-        if format == .AVIF || format == .HEIF {
-            // HEIF has no shrink-on-load, and libvips 8.14 does not recognise every brand its loader reads (an AVIF
-            // image sequence says `avis`): the image opened with the format's loader is shrunk instead.
-            return try finish(header.apply("thumbnail") { cvips_thumbnail_image($0, $1, side, side) })
-        }
         var output: UnsafeMutablePointer<VipsImage>?
         let status = cvips_thumbnail_buffer(bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
         guard status == 0, let output else {
             if let output { cvips_unref(output) }
-            throw VipsRuntime.takeError("thumbnail")
+            let error = VipsRuntime.takeError("thumbnail")
+            // libvips 8.14 does not recognise every HEIF brand its loader reads (an AVIF image sequence says
+            // `avis`): the image the format's loader opened is shrunk instead.
+            guard format == .AVIF || format == .HEIF else { throw error }
+            return try finish(header.apply("thumbnail") { cvips_thumbnail_image($0, $1, side, side) })
         }
         return try finish(VipsImageHandle(owning: output))
     }

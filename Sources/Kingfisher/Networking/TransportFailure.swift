@@ -32,17 +32,18 @@ package enum TransportFailure: Equatable, Sendable {
             switch clientError {
             case .remoteConnectionClosed: self = .connectionClosed
             case .connectTimeout, .tlsHandshakeTimeout: self = .connectTimedOut
-            default: self = .other(String(describing: clientError))
+            case .readTimeout, .deadlineExceeded: self = .other("the server stopped sending")
+            default: self = .other("the HTTP client refused it (\(Self.caseName(of: clientError)))")
             }
         case let ioError as IOError:
-            self = Self(errno: ioError.errnoCode) ?? .other(ioError.description)
+            self = Self(errno: ioError.errnoCode) ?? .other(String(cString: strerror(ioError.errnoCode)).lowercased())
         case let connectionError as NIOConnectionError:
             if let first = connectionError.connectionErrors.first {
                 self = Self(first.error)
             } else if connectionError.dnsAError != nil || connectionError.dnsAAAAError != nil {
                 self = .hostNotFound
             } else {
-                self = .other(String(describing: connectionError))
+                self = .other("no address to connect to")
             }
         case is SocketAddressError:
             self = .hostNotFound
@@ -50,15 +51,33 @@ package enum TransportFailure: Equatable, Sendable {
             switch channelError {
             case .connectTimeout: self = .connectTimedOut
             case .eof, .ioOnClosedChannel, .outputClosed, .inputClosed: self = .connectionClosed
-            default: self = .other(String(describing: channelError))
+            default: self = .other("the connection failed (\(Self.caseName(of: channelError)))")
             }
-        case let sslError as NIOSSLError:
-            self = .tls(String(describing: sslError))
-        case let boringError as BoringSSLError:
-            self = .tls(String(describing: boringError))
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
+            self = .tls(Self.tlsReason(error))
         default:
-            self = .other(String(describing: error))
+            self = .other("the connection failed")
         }
+    }
+
+    /// A TLS failure in words: the usual causes named, the rest as a handshake failure.
+    private static func tlsReason(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+            return "its certificate could not be verified (self-signed, expired, or from an unknown authority)"
+        }
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return "its certificate is for another host name"
+        }
+        if text.contains("WRONG_VERSION_NUMBER") { return "it does not speak TLS on that port (try http://)" }
+        return "the TLS handshake failed"
+    }
+
+    /// `name` of `Type.name` or `Type.name(...)`: an error enum's case, without its type.
+    private static func caseName(of error: any Error) -> String {
+        let text = String(describing: error)
+        let afterType = text.split(separator: ".", maxSplits: 1).last.map(String.init) ?? text
+        return String(afterType.prefix { $0.isLetter || $0.isNumber })
     }
 
     private init?(errno code: CInt) {

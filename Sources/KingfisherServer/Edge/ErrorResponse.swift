@@ -70,8 +70,9 @@ struct ErrorResponse: Sendable, Equatable {
                 self.init(status: .badGateway, message: "the origin answered \(response.statusCode)")
             case .responseTooLarge(_, let limit, _):
                 self.init(status: .contentTooLarge, message: "the source is larger than \(limit) bytes")
-            case .requestTimedOut, .downloadDurationExceeded:
-                self.init(status: .gatewayTimeout, message: "the origin did not answer in time")
+            case .requestTimedOut(_, let seconds), .downloadDurationExceeded(_, let seconds):
+                let limit = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
+                self.init(status: .gatewayTimeout, message: "the origin did not answer within \(limit) s")
             case .URLSessionError(let underlying) where Self.isTimeout(underlying):
                 self.init(status: .gatewayTimeout, message: "the origin did not answer in time")
             case .tooManyRedirects:

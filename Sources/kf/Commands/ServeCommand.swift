@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Kingfisher
+import KingfisherLocking
 import KingfisherServer
 import Logging
 import Metrics
@@ -158,10 +159,12 @@ struct ServeCommand: AsyncParsableCommand {
         let router = Router()
         router.middlewares.add(AccessLogMiddleware(logger: Logger(label: "kf.serve.access")))
         server.addRoutes(to: router, metricsRegistry: registry)
+        let listening = Locked(false)  // whether the address was taken: an error before that is the bind's
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kf"),
             onServerRunning: { channel in
+                listening.withLock { $0 = true }
                 let address = channel.localAddress
                 let shown = address.map { "http://\(host.contains(":") ? "[\(host)]" : host):\($0.port ?? port)" }
                 Console.out("kf serve: listening on \(shown ?? "\(host):\(port)")")
@@ -172,7 +175,7 @@ struct ServeCommand: AsyncParsableCommand {
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(max(0, shutdown) * 1000))
         do {
             try await ServiceGroup(configuration: groupConfiguration).run()
-        } catch let error as IOError {
+        } catch let error as IOError where !listening.withLock({ $0 }) {
             throw CommandFailure("cannot listen on \(host):\(port): " + Self.listenProblem(error))
         }
     }

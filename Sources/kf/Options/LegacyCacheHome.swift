@@ -4,8 +4,9 @@ import Foundation
 /// (`~/.cache/kf`), where `kf serve`'s folder then made it refuse the directory. The first run that uses the default
 /// cache moves such files into their new folder, so nothing cached is lost and the home holds only folders.
 enum LegacyCacheHome {
-    /// Moves the cache files (and kept partial downloads) lying straight in `home` into `directory`. Renames within
-    /// one file system keep each file's checksum attribute; a file another run moved first is skipped.
+    /// Moves the cache files (and kept partial downloads) lying straight in `home` into `directory`. A file is
+    /// linked into its new place (which fails, instead of replacing, when another run stored one there meanwhile),
+    /// then unlinked from the old: the same file, its checksum attribute with it.
     static func moveFiles(from home: URL, into directory: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: home.path) else { return }
         let moved = names.filter { name in
@@ -15,9 +16,13 @@ enum LegacyCacheHome {
         guard !moved.isEmpty else { return }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for name in moved {
-            let target = directory.appendingPathComponent(name)
-            guard !FileManager.default.fileExists(atPath: target.path) else { continue }
-            _ = rename(home.appendingPathComponent(name).path, target.path)
+            let old = home.appendingPathComponent(name).path
+            let target = directory.appendingPathComponent(name).path
+            if name == CacheOptions.partialDownloadsName {
+                _ = rename(old, target)  // a directory: rename never replaces a non-empty one
+            } else if link(old, target) == 0 || errno == EEXIST {
+                unlink(old)  // moved, or a newer file is there already: the old one goes either way
+            }
         }
     }
 }

@@ -75,8 +75,16 @@ enum FailureMessage {
             "the cache directory \(url.path) does not exist and cannot be created"
         case .cannotLoadDataFromDisk(let url, let error):
             "cannot read the cache file \(url.path): \(PlainErrorText.plain(error))"
-        case .cannotSerializeImage: "the result could not be encoded for the cache"
-        default: reason.errorDescription
+        case .cannotSerializeImage, .cannotConvertToData: "the result could not be encoded for the cache"
+        case .invalidURLResource(let error, _, let url):
+            "cannot read the details of the cache file \(url.path): \(PlainErrorText.plain(error))"
+        case .cannotRemoveCacheFile(let url, let error):
+            "cannot remove the cache file \(url.path): \(PlainErrorText.plain(error))"
+        case .cannotSetCacheFileAttribute(let path, _, let error):
+            "cannot set the dates of the cache file \(path): \(PlainErrorText.plain(error))"
+        case .fileEnumeratorCreationFailed(let url): "cannot list the cache directory \(url.path)"
+        case .invalidFileEnumeratorContent(let url): "cannot inspect the cache file \(url.path)"
+        case .missingLivePhotoResourceOnDisk: "a Live Photo file is missing from the cache"
         }
     }
 
@@ -84,11 +92,7 @@ enum FailureMessage {
         switch reason {
         case .processingFailed(let processor as DecodingFailedProcessor, _):
             return processing(processor.reason)
-        case .processingFailed(_, let item):
-            if case .data(let data) = item, data.kf.imageFormat == .AVIF || data.kf.imageFormat == .HEIF {
-                return "the \(data.kf.imageFormat) image could not be processed (libvips reads an animated AVIF or "
-                    + "HEIF sequence as its first frame only; try it without processing flags)"
-            }
+        case .processingFailed:
             return "the image could not be processed with the flags given"
         case .emptyImageData:
             return "it is empty (0 bytes)"
@@ -97,8 +101,7 @@ enum FailureMessage {
         case .unsupportedImageFormat(let format):
             return "it is a \(format) image, which this libvips cannot read"
         case .imageDecodingFailed(let format, let error):
-            return
-                "the \(format) image is damaged or cut off (\(error.message.isEmpty ? error.operation : error.message))"
+            return "the \(format) image is damaged or cut off (\(firstLine(of: error)))"
         case .pixelLimitExceeded(let width, let height, let limit):
             return "the image is \(width)x\(height) pixels, more than the limit of \(megapixels(limit))"
         case .frameLimitExceeded(let frames, let limit):
@@ -106,8 +109,7 @@ enum FailureMessage {
         case .imageEncodingFailed(let format, .none):
             return "this libvips cannot write \(format) images; choose another --format"
         case .imageEncodingFailed(let format, .some(let error)):
-            return
-                "the \(format) result could not be written: \(error.message.isEmpty ? error.operation : error.message)"
+            return "the \(format) result could not be written (\(firstLine(of: error)))"
         case .invalidPixelBuffer:
             return reason.errorDescription
         case .timeLimitExceeded(let seconds):
@@ -118,10 +120,12 @@ enum FailureMessage {
     private static func imageSetting(_ reason: KingfisherError.ImageSettingErrorReason, source: String) -> String {
         switch reason {
         case .dataProviderError(let provider, let error):
+            if error is KingfisherError { return Self.reason(error, source: source) }
             guard let file = provider.contentURL, file.isFileURL else { return PlainErrorText.plain(error) }
             return fileProblem(error, file: file, source: source)
         case .alternativeSourcesExhausted(let errors):
-            return errors.map { Self.reason($0.error, source: source) }.joined(separator: "; then ")
+            return errors.map { Self.reason($0.error, source: $0.source.url?.absoluteString ?? source) }
+                .joined(separator: "; then ")
         case .emptySource: return "there is nothing to load"
         case .notCurrentSourceTask: return "replaced by a newer request"
         }
@@ -181,6 +185,18 @@ enum FailureMessage {
             }
         }
         return nil
+    }
+
+    /// libvips' first line about the failure (its later lines repeat it for each step) without the name of the
+    /// libvips part that wrote it (`VipsJpeg: `, `jpegload_buffer: `), or the step's name.
+    static func firstLine(of error: VipsError) -> String {
+        var line = Substring(error.message.split(separator: "\n").first ?? "")
+        while let colon = line.firstIndex(of: ":"), line[line.index(after: colon)...].hasPrefix(" "),
+            line[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        {
+            line = line[line.index(colon, offsetBy: 2)...]
+        }
+        return line.isEmpty ? error.operation : String(line)
     }
 
     private static func statusAdvice(_ status: Int) -> String {

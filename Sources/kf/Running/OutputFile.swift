@@ -5,11 +5,12 @@ import Foundation
 #endif
 
 /// A path the user named for a result (`-o FILE`), written the way curl, cp and shell redirection write:
-/// - `-` is standard output;
+/// - `-` (or `/dev/stdout`) is standard output;
 /// - a symbolic link is followed, and its target written (a link to nowhere creates its target);
 /// - a regular file, or a name that does not exist yet, is replaced whole: the bytes go to a temporary file beside
 ///   it, which is then renamed over it, so a reader never sees half an image;
-/// - anything else (a device such as `/dev/null`, a FIFO) is opened and written where it is, never replaced.
+/// - anything else (a device such as `/dev/null`, a FIFO, another descriptor link such as `/dev/fd/3`) is opened and
+///   written where it is, never replaced.
 struct OutputFile {
     /// How the bytes reach the path.
     enum Kind: Equatable {
@@ -29,24 +30,29 @@ struct OutputFile {
     /// The path as named; `~` expands.
     init(_ argument: String) throws(CommandFailure) {
         self.argument = argument
-        if argument == "-" {
+        let named = (argument as NSString).expandingTildeInPath
+        if argument == "-" || ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(named) {
+            // kf's own standard output, written through its descriptor (in append mode if the shell opened it so).
             kind = .standardOutput
             return
         }
-        let path = try Self.followingLinks((argument as NSString).expandingTildeInPath, shownAs: argument)
+        // What the path leads to, links followed the kernel's way (`/dev/stdout` reaches the process's own output
+        // through /proc, whatever that is: a pipe, a terminal, a file the shell opened).
         var info = stat()
-        guard lstat(path, &info) == 0 else {
-            let failure = errno
-            guard failure == ENOENT else { throw Self.failure(argument, failure) }
-            kind = .replaced(path: path)
-            return
+        if stat(named, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: throw CommandFailure("cannot write \(argument): it is a directory (use --output DIR)")
+            case S_IFSOCK: throw CommandFailure("cannot write \(argument): it is a socket")
+            default:
+                kind = .inPlace(path: named)
+                return
+            }
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: kind = .replaced(path: path)
-        case S_IFDIR: throw CommandFailure("cannot write \(argument): it is a directory (use --output DIR)")
-        case S_IFSOCK: throw CommandFailure("cannot write \(argument): it is a socket")
-        default: kind = .inPlace(path: path)
-        }
+        // A regular file, or nothing yet: replaced beside the file the links end at. A chain through /proc (a
+        // descriptor's link) is written through as the kernel opens it, never replaced.
+        let followed = try Self.followingLinks(named, shownAs: argument)
+        kind = followed.throughDescriptor ? .inPlace(path: named) : .replaced(path: followed.path)
     }
 
     /// Whether the result goes to standard output, which then carries nothing else.
@@ -66,7 +72,10 @@ struct OutputFile {
         case .standardOutput:
             try Self.writeAll(data, to: STDOUT_FILENO, shownAs: argument)
         case .inPlace(let path):
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            var descriptor: Int32
+            repeat {
+                descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)  // a FIFO waits here for its reader
+            } while descriptor < 0 && errno == EINTR
             guard descriptor >= 0 else { throw Self.failure(argument, errno) }
             defer { close(descriptor) }
             try Self.writeAll(data, to: descriptor, shownAs: argument)
@@ -76,15 +85,21 @@ struct OutputFile {
     }
 
     /// `path` with every symbolic link on its last component followed (links in the directories above resolve by
-    /// themselves when opened). At most 40 links, as the kernel allows.
-    private static func followingLinks(_ path: String, shownAs argument: String) throws(CommandFailure) -> String {
+    /// themselves when opened), at most 40, as the kernel allows; `throughDescriptor` when a step is one of the
+    /// process's descriptor links (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`), which name an open file, not a
+    /// place to put a new one.
+    private static func followingLinks(
+        _ path: String, shownAs argument: String
+    ) throws(CommandFailure) -> (path: String, throughDescriptor: Bool) {
         var current = path
+        var throughDescriptor = false
         for _ in 0..<40 {
+            throughDescriptor = throughDescriptor || descriptorLinkPrefixes.contains { current.hasPrefix($0) }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink(current, &buffer, buffer.count - 1)
             if length < 0 {
                 let failure = errno
-                if failure == EINVAL || failure == ENOENT { return current }  // not a link, or nothing there
+                if failure == EINVAL || failure == ENOENT { return (current, throughDescriptor) }  // not a link
                 throw Self.failure(argument, failure)
             }
             let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -95,31 +110,32 @@ struct OutputFile {
         throw CommandFailure("cannot write \(argument): too many levels of symbolic links")
     }
 
+    private static let descriptorLinkPrefixes = ["/proc/", "/dev/fd/", "/dev/stdout", "/dev/stderr", "/dev/stdin"]
+
     /// Writes `data` to a new temporary file in `path`'s directory, then renames it to `path`. The file gets the
-    /// permissions of the one it replaces, or the usual ones for a new file (0666 less the umask).
+    /// permissions of the one it replaces, or the usual ones for a new file (0666 less the umask, which the kernel
+    /// applies: the process-wide umask is never changed, other threads create files meanwhile).
     private static func replace(_ path: String, with data: Data, shownAs argument: String) throws(CommandFailure) {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        var template = Array(((directory.isEmpty ? "." : directory) + "/.\(name).kf-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw Self.failure(argument, errno) }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var descriptor: Int32 = -1
+        var temporary = ""
+        for _ in 0..<100 where descriptor < 0 {
+            let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).kf-\(suffix)"
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if descriptor < 0 && errno != EEXIST && errno != EINTR { throw Self.failure(argument, errno) }
+        }
+        guard descriptor >= 0 else { throw Self.failure(argument, EEXIST) }
         var renamed = false
         defer {
             close(descriptor)
             if !renamed { unlink(temporary) }
         }
         var existing = stat()
-        let mode: mode_t
-        if stat(path, &existing) == 0 {
-            mode = existing.st_mode & 0o7777
-        } else {
-            let mask = umask(0)
-            umask(mask)
-            mode = 0o666 & ~mask
+        if stat(path, &existing) == 0, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
+            throw Self.failure(argument, errno)
         }
-        guard fchmod(descriptor, mode) == 0 else { throw Self.failure(argument, errno) }
         try writeAll(data, to: descriptor, shownAs: argument)
         guard rename(temporary, path) == 0 else { throw Self.failure(argument, errno) }
         renamed = true
@@ -138,7 +154,11 @@ struct OutputFile {
                     // A reader that went away (`kf fetch a.jpg -o - | head -c 10`) ends kf as it ends `cat`.
                     signal(SIGPIPE, SIG_DFL)
                     raise(SIGPIPE)
-                } else if errno != EINTR && errno != EAGAIN {
+                } else if errno == EAGAIN {
+                    // A descriptor left non-blocking by whoever opened it: wait until it takes more.
+                    var waiter = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&waiter, 1, -1)
+                } else if errno != EINTR {
                     failure = errno
                     return
                 }
