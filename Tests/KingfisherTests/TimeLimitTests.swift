@@ -39,6 +39,31 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(20))
     }
 
+    @Test func svgBombDrawnLargeWhenDownsamplingEndsWithTheLimitOfTheDrawnSize() throws {
+        try #require(ImageEngine.canDecode(.SVG))
+        // Given the bomb asked for at 4,000 x 4,000 (minutes of drawing; the limit gives 16 megapixels 34 s)
+        let processor = DownsamplingImageProcessor(size: CGSize(width: 4000, height: 4000))
+        let start = ContinuousClock.now
+        // When it is downsampled, it is refused from the trial drawings with the limit of the size it would be drawn
+        #expect {
+            _ = try ImageDecoder.thumbnail(Self.turbulenceSVG, maxPixelSize: 4000, scale: 1)
+        } throws: { error in
+            guard case .processorError(.timeLimitExceeded(let seconds)) = error as? KingfisherError else {
+                return false
+            }
+            return seconds == ImageEngine.timeLimit.seconds(forPixels: 4000 * 4000)
+        }
+        // and through the processing stage, which reports that refusal, not what a full-size decode would say
+        let outcome = ProcessingStage.image(
+            from: Self.turbulenceSVG, options: KingfisherParsedOptionsInfo([.processor(processor)]))
+        guard case .failure(.processorError(.timeLimitExceeded(let seconds))) = outcome else {
+            Issue.record("expected timeLimitExceeded, got \(outcome)")
+            return
+        }
+        #expect(seconds == ImageEngine.timeLimit.seconds(forPixels: 4000 * 4000))
+        #expect(ContinuousClock.now - start < .seconds(40))  // a safety net: before, this ran past 400 s
+    }
+
     @Test func ordinarySVGStillDecodesAtFullSize() throws {
         try #require(ImageEngine.canDecode(.SVG))
         let svg = Data(

@@ -57,7 +57,17 @@ enum ImageDecoder {
         let decoded = data.withUnsafeBytes { bytes in
             Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
                 let header = try open(bytes, format: format, allFrames: false)  // the format's loader; the pixel limit
-                let pixels = header.width * header.pageHeight
+                var pixels = header.width * header.pageHeight
+                if format == .SVG {
+                    // An SVG is drawn at the thumbnail's size: that drawing is what the time limit and the trial
+                    // drawings must cover, not the size the document declares.
+                    let fit = min(1, Double(side) / Double(max(1, max(header.width, header.pageHeight))))
+                    let drawn = max(1, Int((Double(pixels) * fit * fit).rounded()))
+                    try failing(format) { () throws(VipsError) in
+                        try SVGDrawingCost.check(bytes, pixels: drawn, documentPixels: pixels)
+                    }
+                    pixels = drawn
+                }
                 let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
                 defer { gate.leave() }
                 let image = try failing(format) { () throws(VipsError) in

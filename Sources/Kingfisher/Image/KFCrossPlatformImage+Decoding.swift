@@ -55,12 +55,19 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// `.zero` gives the full image, as Kingfisher on iOS 17.4 / macOS 14.4 and later. JPEG and WebP shrink while
     /// decoding, so the full-size image never exists in memory.
     public static func downsampledImage(data: Data, to pointSize: CGSize, scale: CGFloat) -> KFCrossPlatformImage? {
+        try? downsampled(data: data, to: pointSize, scale: scale)
+    }
+
+    /// ``downsampledImage(data:to:scale:)``, with the reason it failed (`nil`: a size that is not a number).
+    static func downsampled(
+        data: Data, to pointSize: CGSize, scale: CGFloat
+    ) throws(KingfisherError) -> KFCrossPlatformImage? {
         let side = max(pointSize.width, pointSize.height) * scale
         guard !pointSize.width.isNaN, !pointSize.height.isNaN, !side.isNaN else { return nil }
         guard side > 0 else {
-            return try? ImageDecoder.decode(data, options: .init(scale: scale, onlyFirstFrame: true))
+            return try ImageDecoder.decode(data, options: .init(scale: scale, onlyFirstFrame: true))
         }
         let pixels = Int(min(side, CGFloat(Int32.max)).rounded(.up))
-        return try? ImageDecoder.thumbnail(data, maxPixelSize: pixels, scale: scale)
+        return try ImageDecoder.thumbnail(data, maxPixelSize: pixels, scale: scale)
     }
 }

@@ -14,7 +14,8 @@ enum SVGDrawingCost {
     static let trialPixels = (small: 64 * 64, large: 256 * 256)
 
     /// Throws a time-limit error when drawing `bytes` (SVG) at `pixels` pixels looks set to overrun the limit.
-    static func check(_ bytes: UnsafeRawBufferPointer, pixels: Int) throws(VipsError) {
+    /// `documentPixels` is the size the document declares, when it is drawn at another (a thumbnail).
+    static func check(_ bytes: UnsafeRawBufferPointer, pixels: Int, documentPixels: Int? = nil) throws(VipsError) {
         guard pixels > 4 * trialPixels.large else { return }
         let limit = ImageEngine.Configuration.current.timeLimit.seconds(forPixels: pixels)
         guard limit.isFinite else { return }
@@ -24,12 +25,13 @@ enum SVGDrawingCost {
         // one): so the small trial runs twice and the quicker run counts, the large trial has 16 times its pixels,
         // and when it did not take clearly longer a trial 4 times larger decides. A slowed large trial can only
         // refuse too much.
-        let first = try trial(bytes, pixels: trialPixels.small, of: pixels)
-        let again = try trial(bytes, pixels: trialPixels.small, of: pixels)
+        let document = documentPixels ?? pixels
+        let first = try trial(bytes, pixels: trialPixels.small, of: document)
+        let again = try trial(bytes, pixels: trialPixels.small, of: document)
         let small = again.seconds < first.seconds ? again : first
-        var large = try trial(bytes, pixels: trialPixels.large, of: pixels)
+        var large = try trial(bytes, pixels: trialPixels.large, of: document)
         if large.seconds < 2 * small.seconds, 16 * trialPixels.large < pixels {
-            large = try trial(bytes, pixels: 4 * trialPixels.large, of: pixels)
+            large = try trial(bytes, pixels: 4 * trialPixels.large, of: document)
         }
         let perPixel = max(0, large.seconds - small.seconds) / Double(max(1, large.pixels - small.pixels))
         let fixed = max(0, small.seconds - perPixel * Double(small.pixels))
@@ -43,7 +45,7 @@ enum SVGDrawingCost {
         }
     }
 
-    /// Draws the SVG scaled to about `trialPixels` pixels and times it.
+    /// Draws the SVG (declaring `pixels` pixels) scaled to about `trialPixels` pixels and times it.
     private static func trial(
         _ bytes: UnsafeRawBufferPointer, pixels trialPixels: Int, of pixels: Int
     ) throws(VipsError) -> (seconds: Double, pixels: Int) {

@@ -29,8 +29,15 @@ public struct DownsamplingImageProcessor: ImageProcessor {
                 try scaled.downsampling(toFit: CGSize(width: side, height: side))
             }
         case .data(let data):
-            return KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
-                data: data, to: size, scale: options.scaleFactor)
+            do {
+                return try KingfisherWrapper<KFCrossPlatformImage>.downsampled(
+                    data: data, to: size, scale: options.scaleFactor)
+            } catch {
+                // A limit refused the reduced image (an SVG drawn at the target size, say): that is the reason,
+                // not what decoding the whole image would say.
+                guard case .processorError(let reason) = error, !reason.meansNotAnImage else { return nil }
+                return ProcessingFailure.fail(with: error)
+            }
         }
     }
 }
