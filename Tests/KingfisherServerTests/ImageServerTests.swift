@@ -191,6 +191,21 @@ import Testing
         }
     }
 
+    @Test func aSourceKeptAtASizeAboveTheResultLimitIsRefusedFromItsHeader() async throws {
+        try await withHarness { harness in
+            // A header declaring 10,000 x 10,000 (within the 100-megapixel decode limit) over a few bytes of data:
+            // decoding it would fail, so only a refusal from the header answers with the result's size.
+            harness.origin.route(
+                "/large.png",
+                .ok(ServerFixtures.pngDeclaring(width: 10_000, height: 10_000), contentType: "image/png"))
+            // fit-in never enlarges: the result would be the source's 100 megapixels, over the 50 allowed
+            let answer = try await harness.request(harness.unsafe("fit-in/20000x20000", "/large.png"))
+            #expect(answer.status == 400)
+            #expect(answer.text.contains("10000 x 10000") && answer.text.contains("50000000"), "\(answer.text)")
+            #expect(harness.origin.hits("/large.png") == 1)
+        }
+    }
+
     @Test func anOversizedSourceIs413() async throws {
         try await withHarness(Self.settings { $0.maximumSourceBytes = 2_000 }) { harness in
             harness.origin.route("/big.jpg", .ok(Self.photo, contentType: "image/jpeg"))

@@ -39,7 +39,9 @@ public struct ThumborProcessor: ImageProcessor {
         let decoded: (image: KFCrossPlatformImage, sourceSize: (Int, Int)?)?
         switch item {
         case .image(let image): decoded = (image.kf.scaled(to: 1), nil)
-        case .data(let data): decoded = decode(data, options: options)
+        case .data(let data):
+            if let refused = refusalFromHeader(of: data) { return ProcessingFailure.fail(with: refused) }
+            decoded = decode(data, options: options)
         }
         guard let decoded else { return nil }
         // Trim and manual crop, on the full image (neither shrinks on load).
@@ -64,6 +66,20 @@ public struct ThumborProcessor: ImageProcessor {
             image = next
         }
         return image
+    }
+
+    /// The error for a result the header already shows is over ``maximumResultPixels`` (a large source kept at its
+    /// size, say), so nothing is decoded for it; `nil` when the header does not tell (unreadable, or a trim or a
+    /// manual crop decides the size). Both orientations are tried (EXIF may turn the image): refused only when
+    /// either way the result is too large.
+    private func refusalFromHeader(of data: Data) -> KingfisherError? {
+        guard url.trim == nil, url.crop == nil, let (width, height) = ImageHeaderSize.of(data) else { return nil }
+        let upright = resultSize(forWidth: width, height: height)
+        let turned = resultSize(forWidth: height, height: width)
+        let pixels = min(upright.width * upright.height, turned.width * turned.height)
+        guard pixels > maximumResultPixels else { return nil }
+        return .processorError(
+            reason: .pixelLimitExceeded(width: upright.width, height: upright.height, limit: maximumResultPixels))
     }
 
     // MARK: - Decoding
