@@ -9,15 +9,15 @@ import NIOPosix
 
 extension ImageDownloader {
     /// Sends `request` and returns the response head; when the connection turns out closed by the server before
-    /// any of the response arrived, sends it once more, on another connection, if its method is idempotent.
+    /// any of the response arrived, sends it once more, on a new connection, if its method is idempotent.
     ///
     /// A server may close an idle keep-alive connection at any moment without a `Connection: close` header (after
-    /// each redirect, say). A request sent just then goes out on the connection being closed and fails though the
+    /// each answer, say). A request sent just then goes out on the connection being closed and fails though the
     /// server never saw it, or dropped it unanswered; curl and browsers send such a request again, and so do we.
-    /// The closed connection has left AsyncHTTPClient's pool by the time the error arrives, so the second try
-    /// takes another one. It is independent of the caller's ``RetryStrategy`` and covers every redirect hop.
-    /// AsyncHTTPClient does not say whether a connection was reused, so a new connection the server closes
-    /// unanswered is sent once more too.
+    /// The second try goes through ``freshConnectionClient``, whose connections carry one request each: the pool
+    /// could otherwise hand it another connection the server has closed too (with four downloads at a time from
+    /// such a server, one in five failed so). A new connection the server closes unanswered fails: that is the
+    /// server's answer. It is independent of the caller's ``RetryStrategy`` and covers every redirect hop.
     func executeResendingOnClosedConnection(
         _ request: URLRequest, timeout: TimeInterval
     ) async throws -> HTTPClientResponse {
@@ -25,7 +25,7 @@ extension ImageDownloader {
             return try await execute(request, timeout: timeout)
         } catch {
             guard Self.isClosedBeforeResponse(error), Self.isIdempotent(request), !Task.isCancelled else { throw error }
-            return try await execute(request, timeout: timeout)
+            return try await execute(request, timeout: timeout, onFreshConnection: true)
         }
     }
 

@@ -101,7 +101,10 @@ extension ImageDownloader {
         }
     }
 
-    func execute(_ request: URLRequest, timeout: TimeInterval) async throws -> HTTPClientResponse {
+    /// Sends `request`, on a connection of its own when `onFreshConnection` (else on one from the pool).
+    func execute(
+        _ request: URLRequest, timeout: TimeInterval, onFreshConnection: Bool = false
+    ) async throws -> HTTPClientResponse {
         let url = request.url ?? URL(fileURLWithPath: "/")
         var clientRequest = HTTPClientRequest(url: url.absoluteString)
         clientRequest.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
@@ -121,7 +124,8 @@ extension ImageDownloader {
             throw KingfisherError.responseError(reason: .URLSessionError(error: URLError(.cancelled)))
         }
         let milliseconds = Int64(max(0.001, min(timeout, 86_400)) * 1000)
-        return try await client.execute(clientRequest, timeout: .milliseconds(milliseconds))
+        return try await (onFreshConnection ? freshConnectionClient : client).execute(
+            clientRequest, timeout: .milliseconds(milliseconds))
     }
 
     /// The next request when `response` is a redirect to follow; `nil` when it is the final response.

@@ -35,6 +35,9 @@ open class ImageDownloader: @unchecked Sendable {
     public let configuration: Configuration
 
     let client: HTTPClient
+    /// A client whose connections each carry one request: a request the pool sent on a connection the server had
+    /// closed goes once more through it, on a connection that cannot have been closed before it was used.
+    let freshConnectionClient: HTTPClient
     /// The downloader's metrics, made with the metrics factory current when it is created.
     let metrics: DownloaderMetrics
     let scheduler = Locked(Scheduler())
@@ -65,6 +68,11 @@ open class ImageDownloader: @unchecked Sendable {
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: clientConfiguration
         )
+        clientConfiguration.maximumUsesPerConnection = 1
+        freshConnectionClient = HTTPClient(
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+            configuration: clientConfiguration
+        )
         settings = Locked(Settings())
         settings.withLock { $0.authenticationChallengeResponder = self }
     }
@@ -73,6 +81,7 @@ open class ImageDownloader: @unchecked Sendable {
         let alreadyShutDown = settings.withLock { $0.isShutDown }
         if !alreadyShutDown {
             client.shutdown { _ in }
+            freshConnectionClient.shutdown { _ in }
         }
     }
 
@@ -86,6 +95,7 @@ open class ImageDownloader: @unchecked Sendable {
         guard first else { return }
         cancelAll()
         try await client.shutdown()
+        try await freshConnectionClient.shutdown()
     }
 
     /// How long to wait for the response head, in seconds. `15` by default.

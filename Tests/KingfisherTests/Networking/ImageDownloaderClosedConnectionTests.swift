@@ -38,6 +38,41 @@ struct ImageDownloaderClosedConnectionTests {
         }
     }
 
+    /// Four downloads at a time from an origin that hangs up after every answer: the pool keeps handing out
+    /// connections the server has closed (a resend on the pool can land on another dead one), yet every download
+    /// succeeds, as curl's do.
+    @Test func concurrentDownloadsFromAnOriginThatClosesEveryConnection() async throws {
+        try await withDownloader { server, downloader in
+            for lane in 0..<4 {
+                var image = TestHTTPServer.Route.ok(Fixtures.png(), contentType: "image/png")
+                image.closeAfterResponse = true
+                server.route("/plain\(lane).png", image)
+                for hop in 0..<10 {
+                    var redirect = TestHTTPServer.Route.redirect(to: "/c\(lane)-\(hop + 1)")
+                    redirect.closeAfterResponse = true
+                    server.route("/c\(lane)-\(hop)", redirect)
+                }
+                server.route("/c\(lane)-10", image)
+            }
+            let failures = await withTaskGroup(of: [String].self) { group in
+                for lane in 0..<4 {
+                    group.addTask {
+                        var failed: [String] = []
+                        for round in 0..<60 {
+                            let path = round.isMultiple(of: 6) ? "/c\(lane)-0" : "/plain\(lane).png"
+                            if let error = await downloader.result(server.url(path)).error {
+                                failed.append("\(path): \(error.description)")
+                            }
+                        }
+                        return failed
+                    }
+                }
+                return await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(failures.isEmpty, "\(failures.count) of 240 downloads failed: \(failures.first ?? "")")
+        }
+    }
+
     @Test func connectionClosedBeforeTheAnswerIsResentOnce() async throws {
         try await withDownloader { server, downloader in
             server.route(
