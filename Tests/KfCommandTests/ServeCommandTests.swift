@@ -8,6 +8,9 @@ import Testing
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `kf serve` as a process: started on a free port, asked over HTTP, stopped by a signal.
 @Suite struct ServeCommandTests {
@@ -195,6 +198,31 @@ import Testing
         #expect(!second.stderr.contains("errno") && !second.stderr.contains("bind("), "\(second.stderr)")
     }
 
+    @Test func connectionsThatSendNothingAreClosedAfterTheIdleTimeout() async throws {
+        let dir = try TempDir()
+        let serving = try await startServe(
+            ["--port", "0", "--unsafe", "--idle-timeout", "1", "--log-level", "warning"], in: dir)
+        let port = try #require(serving.baseURL.split(separator: ":").last.flatMap { Int($0) })
+        // Half a request head, sent and never finished (a slow client, or one that hangs)
+        let halfHead = try RawConnection(port: port)
+        try halfHead.send("GET /healthz HTTP/1.1\r\nHost: kf\r\nX-Slow: ")
+        // A whole request answered, then nothing more on the kept-alive connection
+        let idle = try RawConnection(port: port)
+        try idle.send("GET /healthz HTTP/1.1\r\nHost: kf\r\n\r\n")
+        // A body that stops after 10 of its 100 bytes
+        let stalledBody = try RawConnection(port: port)
+        try stalledBody.send("GET /healthz HTTP/1.1\r\nHost: kf\r\nContent-Length: 100\r\n\r\n0123456789")
+        // Each is closed by the server (end of stream); the 30 s are only a safety net.
+        let idleText = await idle.readUntilClosed(within: .seconds(30))
+        #expect(idleText?.hasPrefix("HTTP/1.1 200") == true, "\(idleText ?? "not closed")")
+        #expect(await halfHead.readUntilClosed(within: .seconds(30)) != nil)
+        #expect(await stalledBody.readUntilClosed(within: .seconds(30)) != nil)
+        // The server still answers others.
+        #expect(try await get(serving.baseURL + "/healthz").status == 200)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+    }
+
     @Test func sigtermLetsRequestsInFlightFinishAndStopsAcceptingNewOnes() async throws {
         let dir = try TempDir()
         let origin = try await TestHTTPServer.start()
@@ -228,5 +256,53 @@ import Testing
         }
         #expect(await waitForExit(serving.process) == 0)
         try await origin.shutdown()
+    }
+}
+
+/// A client on a plain TCP socket to 127.0.0.1, for requests no HTTP client would send (half a head, a stalled body).
+private final class RawConnection: Sendable {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw CocoaError(.fileReadUnknown)
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// Everything the server sent once it closed the connection; `nil` when it was still open at the deadline.
+    func readUntilClosed(within limit: Duration) async -> String? {
+        let deadline = ContinuousClock.now + limit
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count > 0 {
+                received += buffer[..<count]
+            } else if count == 0 || errno == ECONNRESET {
+                return String(decoding: received, as: UTF8.self)
+            } else {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        return nil
     }
 }

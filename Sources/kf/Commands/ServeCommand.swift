@@ -86,6 +86,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Close a connection that sends nothing for this long: idle between requests, or stuck in a request's "
+                + "headers or body. Default 30.", valueName: "SECONDS"))
+    var idleTimeout: Double?
+
+    @Option(
+        help: ArgumentHelp(
             "Log from this level up to stderr (access lines are info). Default info.", valueName: "LEVEL"))
     var logLevel: String?
 
@@ -159,9 +165,15 @@ struct ServeCommand: AsyncParsableCommand {
         let router = Router()
         router.middlewares.add(AccessLogMiddleware(logger: Logger(label: "kf.serve.access")))
         server.addRoutes(to: router, metricsRegistry: registry)
+        var idle = 30.0
+        if let value = try idleTimeout ?? environment.number("IDLE_TIMEOUT") {
+            guard value > 0, value <= 3600 else { throw ValidationError("--idle-timeout must be 0 to 3600 seconds.") }
+            idle = value
+        }
         let listening = Locked(false)  // whether the address was taken: an error before that is the bind's
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(idle * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kf"),
             onServerRunning: { channel in
                 listening.withLock { $0 = true }
