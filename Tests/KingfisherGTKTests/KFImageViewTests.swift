@@ -55,11 +55,19 @@ struct KFImageViewTests {
         view.image = blue
         #expect(await waitOnGTK { (ViewProbe.renderedCentre(view)?[2] ?? 0) > 200 })
         let done = Locked<Bool?>(nil)
-        view.transition(.fade(1.0), from: blue, to: green) { finished in done.withLock { $0 = finished } }
-        // Mid-fade the centre mixes blue and green; at the end it is green.
-        #expect(await waitOnGTK { view.transitionProgress > 0.2 && view.transitionProgress < 0.8 })
-        let mid = try #require(await ViewProbe.pixel(of: view, x: 40, y: 40))
-        #expect(mid[1] > 60 && mid[2] > 60, "\(mid)")
+        view.transition(.fade(4.0), from: blue, to: green) { finished in done.withLock { $0 = finished } }
+        // Mid-fade the centre mixes blue and green: drawn and read on the GTK thread together with the progress it
+        // is drawn at (read apart, a loaded machine once moved the fade on to nearly green in between). At the end
+        // it is green.
+        var mid: (progress: Double, pixel: [UInt8])?
+        let deadline = Date().addingTimeInterval(30)  // a safety net: the loop ends at the first mid-fade frame
+        while mid == nil, Date() < deadline, done.withLock({ $0 }) == nil {
+            let sample = await onGTK { (Double(view.transitionProgress), ViewProbe.renderedCentre(view)) }
+            if sample.0 > 0.25, sample.0 < 0.75, let pixel = sample.1 { mid = (sample.0, pixel) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let sampled = try #require(mid, "no frame drawn mid-fade")
+        #expect(sampled.pixel[1] > 60 && sampled.pixel[2] > 60, "\(sampled)")
         #expect(await waitOnGTK { done.withLock { $0 } == true })
         let end = try #require(await ViewProbe.pixel(of: view, x: 40, y: 40))
         #expect(end[1] > 200 && end[2] < 60, "\(end)")
