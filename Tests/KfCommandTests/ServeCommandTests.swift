@@ -223,6 +223,29 @@ import Testing
         #expect(await waitForExit(serving.process) == 0)
     }
 
+    @Test func requestsThatDoNotKeepTheirConnectionHaveItClosedAfterTheResponse() async throws {
+        let dir = try TempDir()
+        // An idle timeout far longer than the test: only the request's own wish can close these connections.
+        let serving = try await startServe(
+            ["--port", "0", "--unsafe", "--idle-timeout", "600", "--log-level", "warning"], in: dir)
+        let port = try #require(serving.baseURL.split(separator: ":").last.flatMap { Int($0) })
+        let http10 = try RawConnection(port: port)
+        try http10.send("GET /healthz HTTP/1.0\r\n\r\n")
+        let close11 = try RawConnection(port: port)
+        try close11.send("GET /healthz HTTP/1.1\r\nHost: kf\r\nConnection: close\r\n\r\n")
+        let kept10 = try RawConnection(port: port)
+        try kept10.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        for connection in [http10, close11] {
+            let answer = await connection.readUntilClosed(within: .seconds(30))  // a safety net, not a measure
+            #expect(answer?.contains(" 200 ") == true, "\(answer ?? "not closed")")
+            #expect(answer?.lowercased().contains("connection: close") == true, "\(answer ?? "")")
+        }
+        // A request that asked to keep its connection keeps it: it is still open after its answer.
+        #expect(await kept10.readUntilClosed(within: .seconds(2)) == nil)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+    }
+
     @Test func sigtermLetsRequestsInFlightFinishAndStopsAcceptingNewOnes() async throws {
         let dir = try TempDir()
         let origin = try await TestHTTPServer.start()

@@ -173,7 +173,7 @@ struct ServeCommand: AsyncParsableCommand {
         let listening = Locked(false)  // whether the address was taken: an error before that is the bind's
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(idle * 1000)))),
+            server: .http1ClosingWhenAsked(configuration: .init(idleTimeout: .milliseconds(Int64(idle * 1000)))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kf"),
             onServerRunning: { channel in
                 listening.withLock { $0 = true }
