@@ -19,6 +19,9 @@ import Testing
         let process: Process
         let baseURL: String
         let stderrURL: URL
+
+        /// The port it listens on, from its address.
+        var port: Int? { baseURL.split(separator: ":").last.flatMap { Int($0) } }
     }
 
     /// Starts `kf serve arguments...` (with `environment` added) and waits for its "listening on" line.
@@ -187,9 +190,9 @@ import Testing
     @Test func aBusyPortIsNamedWithWhatToDo() async throws {
         let dir = try TempDir()
         let first = try await startServe(["--port", "0", "--unsafe", "--log-level", "warning"], in: dir)
-        let port = try #require(first.baseURL.split(separator: ":").last.map(String.init))
+        let port = try #require(first.port)
         let second = try await Kf.run(
-            ["serve", "--port", port, "--unsafe"], environment: ["XDG_CACHE_HOME": dir.path("x")])
+            ["serve", "--port", "\(port)", "--unsafe"], environment: ["XDG_CACHE_HOME": dir.path("x")])
         first.process.terminate()
         #expect(await waitForExit(first.process) == 0)
         #expect(second.status != 0)
@@ -202,7 +205,7 @@ import Testing
         let dir = try TempDir()
         let serving = try await startServe(
             ["--port", "0", "--unsafe", "--idle-timeout", "1", "--log-level", "warning"], in: dir)
-        let port = try #require(serving.baseURL.split(separator: ":").last.flatMap { Int($0) })
+        let port = try #require(serving.port)
         // Half a request head, sent and never finished (a slow client, or one that hangs)
         let halfHead = try RawConnection(port: port)
         try halfHead.send("GET /healthz HTTP/1.1\r\nHost: kf\r\nX-Slow: ")
@@ -228,7 +231,7 @@ import Testing
         // An idle timeout far longer than the test: only the request's own wish can close these connections.
         let serving = try await startServe(
             ["--port", "0", "--unsafe", "--idle-timeout", "600", "--log-level", "warning"], in: dir)
-        let port = try #require(serving.baseURL.split(separator: ":").last.flatMap { Int($0) })
+        let port = try #require(serving.port)
         let http10 = try RawConnection(port: port)
         try http10.send("GET /healthz HTTP/1.0\r\n\r\n")
         let close11 = try RawConnection(port: port)

@@ -37,7 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
         } catch {
-            throw CommandFailure("cannot create \(results.path): \(FetchRunner.reason(error))")
+            throw CommandFailure("cannot create \(results.path): \(FailureMessage.plain(error))")
         }
         Console.out("Drawing the sample images...")
         let samples = try DemoImage.all()
@@ -175,7 +175,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw CommandFailure("the contact sheet could not be encoded")
         }
         do { try png.write(to: url, options: .atomic) } catch {
-            throw CommandFailure("cannot write \(url.path): \(FetchRunner.reason(error))")
+            throw CommandFailure("cannot write \(url.path): \(FailureMessage.plain(error))")
         }
     }
 

@@ -68,7 +68,7 @@ struct InfoCommand: AsyncParsableCommand {
             }
         case .provider(let provider):
             do { data = try await provider.data() } catch {
-                throw CommandFailure("cannot read: \(FetchRunner.reason(error))")
+                throw CommandFailure("cannot read: \(FailureMessage.plain(error))")
             }
         }
         let image = try KFCrossPlatformImage(decoding: data)

@@ -17,7 +17,7 @@ struct GalleryReport: Encodable {
         do {
             try encoder.encode(self).write(to: url)
         } catch {
-            throw CommandFailure("cannot write the report \(url.path): \(FetchRunner.reason(error))")
+            throw CommandFailure("cannot write the report \(url.path): \(FailureMessage.plain(error))")
         }
     }
 

@@ -30,7 +30,7 @@ final class GalleryRunner {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
-                return CommandFailure("cannot create \(directory.path): \(FetchRunner.reason(error))")
+                return CommandFailure("cannot create \(directory.path): \(FailureMessage.plain(error))")
             }
         }
         GTKCallbacks.addTick(to: window.window.pointer) { [weak self] frameTime in

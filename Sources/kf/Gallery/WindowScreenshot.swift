@@ -17,7 +17,7 @@ enum WindowScreenshot {
             let image = try KFCrossPlatformImage(rgbaPixels: pixels, width: Int(width), height: Int(height))
             try image.kf.encoded(as: .PNG).write(to: url)
         } catch {
-            throw CommandFailure("cannot write the screenshot \(url.path): \(FetchRunner.reason(error))")
+            throw CommandFailure("cannot write the screenshot \(url.path): \(FailureMessage.plain(error))")
         }
     }
 }

@@ -14,7 +14,7 @@ enum FailureMessage {
     /// `error: SOURCE: reason`.
     static func reason(_ error: any Error, source: String) -> String {
         if let failure = error as? CommandFailure { return failure.description }
-        guard let error = error as? KingfisherError else { return PlainErrorText.plain(error) }
+        guard let error = error as? KingfisherError else { return plain(error) }
         switch error {
         case .requestError(let reason): return request(reason)
         case .responseError(let reason): return response(reason, source: source)
@@ -68,20 +68,20 @@ enum FailureMessage {
         switch reason {
         case .imageNotExisting: "not in the cache"
         case .cannotCreateCacheFile(let url, _, _, let error):
-            "cannot write to the cache in \(url.deletingLastPathComponent().path): \(PlainErrorText.plain(error))"
+            "cannot write to the cache in \(url.deletingLastPathComponent().path): \(plain(error))"
         case .cannotCreateDirectory(let path, let error):
-            "cannot create the cache directory \(path): \(PlainErrorText.plain(error))"
+            "cannot create the cache directory \(path): \(plain(error))"
         case .diskStorageIsNotReady(let url):
             "the cache directory \(url.path) does not exist and cannot be created"
         case .cannotLoadDataFromDisk(let url, let error):
-            "cannot read the cache file \(url.path): \(PlainErrorText.plain(error))"
+            "cannot read the cache file \(url.path): \(plain(error))"
         case .cannotSerializeImage, .cannotConvertToData: "the result could not be encoded for the cache"
         case .invalidURLResource(let error, _, let url):
-            "cannot read the details of the cache file \(url.path): \(PlainErrorText.plain(error))"
+            "cannot read the details of the cache file \(url.path): \(plain(error))"
         case .cannotRemoveCacheFile(let url, let error):
-            "cannot remove the cache file \(url.path): \(PlainErrorText.plain(error))"
+            "cannot remove the cache file \(url.path): \(plain(error))"
         case .cannotSetCacheFileAttribute(let path, _, let error):
-            "cannot set the dates of the cache file \(path): \(PlainErrorText.plain(error))"
+            "cannot set the dates of the cache file \(path): \(plain(error))"
         case .fileEnumeratorCreationFailed(let url): "cannot list the cache directory \(url.path)"
         case .invalidFileEnumeratorContent(let url): "cannot inspect the cache file \(url.path)"
         case .missingLivePhotoResourceOnDisk: "a Live Photo file is missing from the cache"
@@ -121,7 +121,7 @@ enum FailureMessage {
         switch reason {
         case .dataProviderError(let provider, let error):
             if error is KingfisherError { return Self.reason(error, source: source) }
-            guard let file = provider.contentURL, file.isFileURL else { return PlainErrorText.plain(error) }
+            guard let file = provider.contentURL, file.isFileURL else { return plain(error) }
             return fileProblem(error, file: file, source: source)
         case .alternativeSourcesExhausted(let errors):
             return errors.map { Self.reason($0.error, source: $0.source.url?.absoluteString ?? source) }
@@ -141,7 +141,7 @@ enum FailureMessage {
             return "no such file"
         case EACCES: return "permission denied reading \(file.path)"
         case EISDIR: return "it is a directory, not an image file"
-        default: return PlainErrorText.plain(error)
+        default: return plain(error)
         }
     }
 
@@ -214,6 +214,18 @@ enum FailureMessage {
         return url.port.map { "\(host):\($0)" } ?? host
     }
 
+    /// An error that is not a ``KingfisherError`` as one plain line: the system's reason under a file error
+    /// ("No such file or directory"), else its description.
+    static func plain(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
+            return underlying.localizedDescription
+        }
+        if let described = (error as? any LocalizedError)?.errorDescription { return described }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
+    }
+
     static func megabytes(_ bytes: Int) -> String {
         bytes % (1 << 20) == 0 ? "\(bytes >> 20) MB" : String(format: "%.1f MB", Double(bytes) / Double(1 << 20))
     }
@@ -224,19 +236,5 @@ enum FailureMessage {
 
     static func seconds(_ value: TimeInterval) -> String {
         value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
-    }
-}
-
-/// Errors that are not ``KingfisherError``s, as one plain line.
-enum PlainErrorText {
-    static func plain(_ error: any Error) -> String {
-        if let described = (error as? any LocalizedError)?.errorDescription { return described }
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code))).lowercased()
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))).lowercased() }
-        return nsError.localizedDescription
     }
 }

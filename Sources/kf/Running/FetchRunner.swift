@@ -113,7 +113,7 @@ struct FetchRunner {
             if let output = try outputFile(named: outputName, format: imageFormat) {
                 let bytes: Data
                 do { bytes = try encoded.full ?? Data(contentsOf: encoded.file!) } catch {
-                    throw CommandFailure("cannot read the cached result: \(Self.reason(error))")
+                    throw CommandFailure("cannot read the cached result: \(FailureMessage.plain(error))")
                 }
                 try output.write(bytes)
                 record.output = output.shownPath
@@ -257,12 +257,5 @@ struct FetchRunner {
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {
         (ContinuousClock.now - start).seconds * 1000
-    }
-
-    static func reason(_ error: any Error) -> String {
-        if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError {
-            return underlying.localizedDescription
-        }
-        return (error as NSError).localizedDescription
     }
 }

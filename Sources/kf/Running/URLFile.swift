@@ -18,7 +18,7 @@ struct URLFile {
                 data = try Data(contentsOf: URL(fileURLWithPath: (path as NSString).expandingTildeInPath))
             }
         } catch {
-            throw CommandFailure("cannot read the URL file \(path): \(FetchRunner.reason(error))")
+            throw CommandFailure("cannot read the URL file \(path): \(FailureMessage.plain(error))")
         }
         self.init(text: String(decoding: data, as: UTF8.self), name: path == "-" ? "stdin" : path)
     }
