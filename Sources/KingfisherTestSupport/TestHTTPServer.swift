@@ -48,15 +48,21 @@ public final class TestHTTPServer: Sendable {
 
     /// The port the server listens on.
     public let port: Int
+    /// The loopback address it listens on.
+    public let host: String
 
-    private init(channel: any Channel, port: Int) {
+    private init(channel: any Channel, host: String, port: Int) {
         self.channel = channel
+        self.host = host
         self.port = port
     }
 
-    /// Starts a server on `127.0.0.1` with an ephemeral port; with `tls`, it speaks HTTPS with that certificate
-    /// chain and key (PEM files).
-    public static func start(tls: (certificateChain: URL, privateKey: URL)? = nil) async throws -> TestHTTPServer {
+    /// Starts a server on `host` (a loopback address, `127.0.0.1` by default) and `port` (ephemeral by default);
+    /// with `tls`, it speaks HTTPS with that certificate chain and key (PEM files).
+    public static func start(
+        tls: (certificateChain: URL, privateKey: URL)? = nil, host: String = "127.0.0.1", port requested: Int = 0
+    ) async throws -> TestHTTPServer {
+        precondition(host.hasPrefix("127."), "test servers listen on loopback only")
         let box = Locked<TestHTTPServer?>(nil)
         let sslContext = try tls.map { files in
             let chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain.path).map {
@@ -81,22 +87,22 @@ public final class TestHTTPServer: Sendable {
                     server.connectionOpened(channel)
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: host, port: requested)
             .get()
         guard let port = channel.localAddress?.port else {
             try? await channel.close()
             throw ChannelError.unknownLocalAddress
         }
-        let server = TestHTTPServer(channel: channel, port: port)
+        let server = TestHTTPServer(channel: channel, host: host, port: port)
         box.withLock { $0 = server }
         return server
     }
 
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://<host>:<port>`.
+    public var baseURL: URL { URL(string: "http://\(host):\(port)")! }
 
     /// The URL of `path` (which starts with `/`) on this server.
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "http://\(host):\(port)\(path)")! }
 
     /// Serves `route` for every request to `path` (the query string is ignored).
     public func route(_ path: String, _ route: Route) {
@@ -254,6 +260,6 @@ public final class TestHTTPServer: Sendable {
 // A failed `#expect` that mentions a server describes it, and reflection would walk into SwiftNIO's event loop and read
 // its task queue without the loop's lock (ThreadSanitizer reported it): the server describes itself by its address.
 extension TestHTTPServer: CustomStringConvertible, CustomReflectable {
-    public var description: String { "TestHTTPServer(127.0.0.1:\(port))" }
+    public var description: String { "TestHTTPServer(\(host):\(port))" }
     public var customMirror: Mirror { Mirror(self, children: ["port": port]) }
 }

@@ -226,6 +226,95 @@ import Testing
         #expect(await waitForExit(serving.process) == 0)
     }
 
+    @Test func aRequestHeadTricklingInIsClosedAtTheHeaderTimeout() async throws {
+        let dir = try TempDir()
+        // An idle timeout far longer than the test: a byte every 100 ms never lets it fire.
+        let serving = try await startServe(
+            ["--port", "0", "--unsafe", "--idle-timeout", "600", "--header-timeout", "1", "--log-level", "warning"],
+            in: dir)
+        let port = try #require(serving.port)
+        let slow = try RawConnection(port: port)
+        let head = Array(
+            "GET /healthz HTTP/1.1\r\nHost: kf\r\nX-Slow: " + String(repeating: "a", count: 600) + "\r\n\r\n")
+        var sent = 0
+        var closed = false
+        // 600 bytes at 10 a second would take 60 s: the server must close well before the head is complete.
+        while sent < head.count, !closed {
+            closed = !slow.trySend(String(head[sent])) || slow.isClosedByPeer()
+            if !closed {
+                sent += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(closed, "the whole head went out, \(sent) bytes, without the server closing")
+        #expect(sent < head.count)
+        #expect(try await get(serving.baseURL + "/healthz").status == 200)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+    }
+
+    @Test func atTheConnectionLimitTheLongestIdleConnectionMakesRoom() async throws {
+        let dir = try TempDir()
+        let serving = try await startServe(
+            ["--port", "0", "--unsafe", "--idle-timeout", "600", "--max-connections", "3", "--log-level", "warning"],
+            in: dir)
+        let port = try #require(serving.port)
+        // Three kept-alive connections, each answered once and then idle, oldest first.
+        var idle: [RawConnection] = []
+        for _ in 0..<3 {
+            let connection = try RawConnection(port: port)
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: kf\r\n\r\n")
+            let answer = await connection.readHead(within: .seconds(30))
+            #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "no answer")")
+            idle.append(connection)
+        }
+        // A fourth is answered: the oldest idle one was closed to make room, the others stay open.
+        let fourth = try RawConnection(port: port)
+        try fourth.send("GET /healthz HTTP/1.1\r\nHost: kf\r\n\r\n")
+        let answer = await fourth.readHead(within: .seconds(30))
+        #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "no answer")")
+        #expect(await idle[0].readUntilClosed(within: .seconds(30)) != nil)
+        #expect(await idle[1].readUntilClosed(within: .seconds(1)) == nil)
+        #expect(await idle[2].readUntilClosed(within: .seconds(1)) == nil)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+    }
+
+    @Test func atTheConnectionLimitWithEveryConnectionBusyANewOneIs503() async throws {
+        let dir = try TempDir()
+        let origin = try await TestHTTPServer.start()
+        let photo = try Samples.jpeg(width: 120, height: 80)
+        for index in 0..<2 { origin.route("/\(index).jpg", Self.originRoute(photo, held: true)) }
+        let serving = try await startServe(
+            [
+                "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--cache-dir",
+                dir.path("cache"), "--idle-timeout", "600", "--max-connections", "2", "--log-level", "warning",
+            ], in: dir)
+        let port = try #require(serving.port)
+        // Two requests in the middle of being answered (their origin holds them): every connection is busy.
+        var busy: [RawConnection] = []
+        for index in 0..<2 {
+            let connection = try RawConnection(port: port)
+            let path = "/unsafe/40x40/127.0.0.1:\(origin.port)/\(index).jpg"
+            try connection.send("GET \(path) HTTP/1.1\r\nHost: kf\r\n\r\n")
+            busy.append(connection)
+        }
+        await origin.waitForRequests(count: 2)
+        let third = try RawConnection(port: port)
+        let refusal = await third.readUntilClosed(within: .seconds(30))
+        #expect(refusal?.hasPrefix("HTTP/1.1 503") == true, "\(refusal ?? "not closed")")
+        #expect(refusal?.contains("Retry-After: 1") == true)
+        // The busy ones were left alone and are answered.
+        for index in 0..<2 { origin.release("/\(index).jpg") }
+        for connection in busy {
+            let answer = await connection.readHead(within: .seconds(30))
+            #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "no answer")")
+        }
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+        try await origin.shutdown()
+    }
+
     @Test func requestsThatDoNotKeepTheirConnectionHaveItClosedAfterTheResponse() async throws {
         let dir = try TempDir()
         // An idle timeout far longer than the test: only the request's own wish can close these connections.
@@ -310,8 +399,40 @@ private final class RawConnection: Sendable {
     deinit { close(descriptor) }
 
     func send(_ text: String) throws {
+        guard trySend(text) else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// Sends `text` whole; `false` when the connection would not take it (closed or reset by the server).
+    func trySend(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+        return Glibc.send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count
+    }
+
+    /// Whether the server has closed the connection (end of stream or reset), without waiting.
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK))
+        return count == 0 || (count < 0 && errno == ECONNRESET)
+    }
+
+    /// What the server sent up to the end of a response head; `nil` when none came by the deadline.
+    func readHead(within limit: Duration) async -> String? {
+        let deadline = ContinuousClock.now + limit
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count > 0 {
+                received += buffer[..<count]
+                let text = String(decoding: received, as: UTF8.self)
+                if text.contains("\r\n\r\n") { return text }
+            } else if count == 0 {
+                return nil
+            } else {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        return nil
     }
 
     /// Everything the server sent once it closed the connection; `nil` when it was still open at the deadline.

@@ -19,13 +19,13 @@ extension ImageDownloader {
     /// such a server, one in five failed so). A new connection the server closes unanswered fails: that is the
     /// server's answer. It is independent of the caller's ``RetryStrategy`` and covers every redirect hop.
     func executeResendingOnClosedConnection(
-        _ request: URLRequest, timeout: TimeInterval
+        _ request: URLRequest, timeout: TimeInterval, route: HopRoute
     ) async throws -> HTTPClientResponse {
         do {
-            return try await execute(request, timeout: timeout)
+            return try await execute(request, timeout: timeout, route: route)
         } catch {
             guard Self.isClosedBeforeResponse(error), Self.isIdempotent(request), !Task.isCancelled else { throw error }
-            return try await execute(request, timeout: timeout, onFreshConnection: true)
+            return try await execute(request, timeout: timeout, onFreshConnection: true, route: route)
         }
     }
 

@@ -42,11 +42,14 @@ extension ImageDownloader {
         var lastResponse: HTTPURLResponse?
         var resuming = task.keptStart()
         if let resuming { request = Self.adding(resuming.rangeHeaders, to: request) }
+        let route = HopRoute()
+        defer { route.release(to: pinnedClients) }
         do {
             while true {
                 let url = request.url ?? task.url
                 trace.fetching(url)
-                let response = try await executeResendingOnClosedConnection(request, timeout: timeout)
+                route.address = try await connectionAddressPolicy?.address(toConnectFor: url)
+                let response = try await executeResendingOnClosedConnection(request, timeout: timeout, route: route)
                 let httpResponse = HTTPURLResponse(url: url, head: response)
                 lastResponse = httpResponse
                 trace.received(httpResponse)
@@ -101,9 +104,10 @@ extension ImageDownloader {
         }
     }
 
-    /// Sends `request`, on a connection of its own when `onFreshConnection` (else on one from the pool).
+    /// Sends `request`, on a connection of its own when `onFreshConnection` (else on one from the pool), to the
+    /// address `route` names when it names one.
     func execute(
-        _ request: URLRequest, timeout: TimeInterval, onFreshConnection: Bool = false
+        _ request: URLRequest, timeout: TimeInterval, onFreshConnection: Bool = false, route: HopRoute
     ) async throws -> HTTPClientResponse {
         let url = request.url ?? URL(fileURLWithPath: "/")
         var clientRequest = HTTPClientRequest(url: url.absoluteString)
@@ -124,8 +128,24 @@ extension ImageDownloader {
             throw KingfisherError.responseError(reason: .URLSessionError(error: URLError(.cancelled)))
         }
         let milliseconds = Int64(max(0.001, min(timeout, 86_400)) * 1000)
-        return try await (onFreshConnection ? freshConnectionClient : client).execute(
+        return try await self.client(for: url, onFreshConnection: onFreshConnection, route: route).execute(
             clientRequest, timeout: .milliseconds(milliseconds))
+    }
+
+    /// The client that connects as `route` says: a pinned one (held by `route` until the download ends) when it
+    /// names an address for a host name, else the pooled or the fresh-connection client.
+    private func client(for url: URL, onFreshConnection: Bool, route: HopRoute) throws -> HTTPClient {
+        guard let address = route.address, let host = url.host, !host.isEmpty, Self.bare(host) != address else {
+            return onFreshConnection ? freshConnectionClient : client
+        }
+        let lease = try pinnedClients.lease(.init(host: host, address: address, freshConnections: onFreshConnection))
+        route.hold(lease)
+        return lease.client
+    }
+
+    /// A host without the brackets of an IPv6 literal.
+    private static func bare(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// The next request when `response` is a redirect to follow; `nil` when it is the final response.
@@ -273,6 +293,30 @@ extension ImageDownloader {
             return .responseError(reason: .requestTimedOut(url: url, timeout: timeout))
         }
         return .responseError(reason: .URLSessionError(error: error))
+    }
+}
+
+/// Where one download's hops connect: the address its ``ConnectionAddressPolicy`` chose for the current hop, and
+/// the pinned clients it holds until its last response has been read.
+final class HopRoute: Sendable {
+    private let state = Locked((address: String?.none, leases: [PinnedClients.Lease]()))
+
+    var address: String? {
+        get { state.withLock { $0.address } }
+        set { state.withLock { $0.address = newValue } }
+    }
+
+    func hold(_ lease: PinnedClients.Lease) {
+        state.withLock { $0.leases.append(lease) }
+    }
+
+    /// Gives every held client back to `clients`.
+    func release(to clients: PinnedClients) {
+        let leases = state.withLock { state in
+            defer { state.leases = [] }
+            return state.leases
+        }
+        for lease in leases { clients.release(lease) }
     }
 }
 

@@ -38,6 +38,8 @@ open class ImageDownloader: @unchecked Sendable {
     /// A client whose connections each carry one request: a request the pool sent on a connection the server had
     /// closed goes once more through it, on a connection that cannot have been closed before it was used.
     let freshConnectionClient: HTTPClient
+    /// Clients that connect a host to the address a ``ConnectionAddressPolicy`` chose.
+    let pinnedClients: PinnedClients
     /// The downloader's metrics, made with the metrics factory current when it is created.
     let metrics: DownloaderMetrics
     let scheduler = Locked(Scheduler())
@@ -51,6 +53,7 @@ open class ImageDownloader: @unchecked Sendable {
         var isNetworkConstrained = false
         var isShutDown = false
         var logger: Logger?
+        var connectionAddressPolicy: (any ConnectionAddressPolicy)?
     }
 
     /// Creates a downloader with its own HTTP client.
@@ -73,6 +76,8 @@ open class ImageDownloader: @unchecked Sendable {
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: clientConfiguration
         )
+        clientConfiguration.maximumUsesPerConnection = configuration.httpClient.maximumUsesPerConnection
+        pinnedClients = PinnedClients(configuration: clientConfiguration)
         settings = Locked(Settings())
         settings.withLock { $0.authenticationChallengeResponder = self }
     }
@@ -82,6 +87,7 @@ open class ImageDownloader: @unchecked Sendable {
         if !alreadyShutDown {
             client.shutdown { _ in }
             freshConnectionClient.shutdown { _ in }
+            pinnedClients.shutdownWithoutWaiting()
         }
     }
 
@@ -96,6 +102,13 @@ open class ImageDownloader: @unchecked Sendable {
         cancelAll()
         try await client.shutdown()
         try await freshConnectionClient.shutdown()
+        await pinnedClients.shutdown()
+    }
+
+    /// Chooses the address each hop of a download connects to; `nil` (the default) lets the HTTP client resolve.
+    package var connectionAddressPolicy: (any ConnectionAddressPolicy)? {
+        get { settings.withLock { $0.connectionAddressPolicy } }
+        set { settings.withLock { $0.connectionAddressPolicy = newValue } }
     }
 
     /// How long to wait for the response head, in seconds. `15` by default.

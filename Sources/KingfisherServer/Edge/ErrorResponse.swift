@@ -73,6 +73,9 @@ struct ErrorResponse: Sendable, Equatable {
             case .requestTimedOut(_, let seconds), .downloadDurationExceeded(_, let seconds):
                 let limit = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
                 self.init(status: .gatewayTimeout, message: "the origin did not answer within \(limit) s")
+            case .URLSessionError(let refusal as ImageServerError):
+                // The source guard refused a hop when the download connected (its answer had changed).
+                self.init(refusal, retryAfter: 0)
             case .URLSessionError(let underlying) where Self.isTimeout(underlying):
                 self.init(status: .gatewayTimeout, message: "the origin did not answer in time")
             case .tooManyRedirects:

@@ -50,9 +50,20 @@ public final class ImageServer: Sendable {
     /// A server over `cache`. The memory tier of `cache` is set small: the server keeps encoded results instead.
     /// - Parameter metricsFactory: where the server's own metrics go; swift-metrics' bootstrapped factory by
     ///   default.
-    public init(
+    public convenience init(
         configuration: Configuration, cache: ImageCache, logger: Logger? = nil,
         metricsFactory: (any MetricsFactory)? = nil
+    ) {
+        self.init(
+            configuration: configuration, cache: cache, logger: logger, metricsFactory: metricsFactory,
+            sourceGuard: SourceGuard(
+                allowedSources: configuration.allowedSources, resolutionTimeout: configuration.originTimeout))
+    }
+
+    /// A server over `cache` whose sources go through `sourceGuard` (tests give one with their own resolver).
+    init(
+        configuration: Configuration, cache: ImageCache, logger: Logger?, metricsFactory: (any MetricsFactory)?,
+        sourceGuard: SourceGuard
     ) {
         self.configuration = configuration
         self.logger = logger
@@ -73,13 +84,14 @@ public final class ImageServer: Sendable {
         downloader.downloadTimeout = configuration.originTimeout
         downloader.delegate = statusPolicy
         downloader.logger = logger
+        // Every hop connects to the address the guard vetted, not to a second DNS answer.
+        downloader.connectionAddressPolicy = sourceGuard
         let manager = KingfisherManager(downloader: downloader, cache: cache)
         manager.engine = configuration.engine
         manager.httpCachePolicy = .followsResponseHeaders
         manager.logger = logger
         self.manager = manager
-        sourceGuard = SourceGuard(
-            allowedSources: configuration.allowedSources, resolutionTimeout: configuration.originTimeout)
+        self.sourceGuard = sourceGuard
         locator = SourceLocator(rootDirectory: configuration.rootDirectory)
         recentResults = MemoryStorage.Backend(
             config: MemoryStorage.Config(totalCostLimit: max(0, configuration.resultMemoryBytes)))

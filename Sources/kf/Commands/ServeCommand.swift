@@ -92,6 +92,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Close a connection whose request head has not arrived whole this long after its first byte, however "
+                + "steadily it trickles in. Default 10.", valueName: "SECONDS"))
+    var headerTimeout: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Connections open at once; at the limit a new one closes the longest idle one (503 when none is "
+                + "idle). Default: 10000, or less when the open-file limit is lower.", valueName: "N"))
+    var maxConnections: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "Log from this level up to stderr (access lines are info). Default info.", valueName: "LEVEL"))
     var logLevel: String?
 
@@ -170,10 +182,23 @@ struct ServeCommand: AsyncParsableCommand {
             guard value > 0, value <= 3600 else { throw ValidationError("--idle-timeout must be 0 to 3600 seconds.") }
             idle = value
         }
+        var header = 10.0
+        if let value = try headerTimeout ?? environment.number("HEADER_TIMEOUT") {
+            guard value > 0, value <= 3600 else {
+                throw ValidationError("--header-timeout must be 0 to 3600 seconds.")
+            }
+            header = value
+        }
+        let descriptors = OpenFileLimit.raised()
+        let connections = try maxConnections ?? environment.integer("MAX_CONNECTIONS")
+        if let connections, connections < 1 { throw ValidationError("--max-connections must be at least 1.") }
+        let connectionRegistry = ConnectionRegistry(limit: connections ?? OpenFileLimit.defaultConnections(descriptors))
         let listening = Locked(false)  // whether the address was taken: an error before that is the bind's
         let app = Application(
             router: router,
-            server: .http1ClosingWhenAsked(configuration: .init(idleTimeout: .milliseconds(Int64(idle * 1000)))),
+            server: .guardedHTTP1(
+                configuration: .init(idleTimeout: .milliseconds(Int64(idle * 1000))), registry: connectionRegistry,
+                headerTimeout: .milliseconds(Int64(header * 1000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "kf"),
             onServerRunning: { channel in
                 listening.withLock { $0 = true }

@@ -2,13 +2,14 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Kingfisher
-import KingfisherServer
 import KingfisherTestSupport
 import Logging
 import NIOCore
 import NIOHTTP1
 import Prometheus
 import ServiceLifecycle
+
+@testable import KingfisherServer
 
 /// A real `ImageServer` on Hummingbird on an ephemeral loopback port, a loopback origin it may fetch from (allowed
 /// unless a test says otherwise), a fresh cache directory, and an HTTP client to ask it.
@@ -25,8 +26,10 @@ final class ServerHarness: Sendable {
     /// The origin's host and port as a thumbor image part (`127.0.0.1:PORT/path`).
     func originImage(_ path: String) -> String { "127.0.0.1:\(origin.port)\(path)" }
 
+    /// - Parameter sourceGuard: the server's SSRF guard, made from its configuration; the real one by default.
     static func start(
-        allowOrigin: Bool = true, _ configure: (inout ImageServer.Configuration) -> Void = { _ in }
+        allowOrigin: Bool = true, sourceGuard: ((ImageServer.Configuration) -> SourceGuard)? = nil,
+        _ configure: (inout ImageServer.Configuration) -> Void = { _ in }
     ) async throws -> ServerHarness {
         let origin = try await TestHTTPServer.start()
         var configuration = ImageServer.Configuration(securityKey: "secret", allowsUnsafeURLs: true)
@@ -37,7 +40,11 @@ final class ServerHarness: Sendable {
         let cache = try ImageCache(name: "test", cacheDirectoryURL: directory) { base, _ in base }
         let registry = PrometheusCollectorRegistry()
         let server = ImageServer(
-            configuration: configuration, cache: cache, metricsFactory: PrometheusMetricsFactory(registry: registry))
+            configuration: configuration, cache: cache, logger: nil,
+            metricsFactory: PrometheusMetricsFactory(registry: registry),
+            sourceGuard: sourceGuard?(configuration)
+                ?? SourceGuard(
+                    allowedSources: configuration.allowedSources, resolutionTimeout: configuration.originTimeout))
         let router = Router()
         server.addRoutes(to: router, metricsRegistry: registry)
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)

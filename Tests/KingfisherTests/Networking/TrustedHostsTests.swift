@@ -10,7 +10,7 @@ import Testing
 
 /// A self-signed certificate for `localhost` made on the spot with the `openssl` command (installed by
 /// scripts/bootstrap), valid for a day.
-private func selfSignedCertificate(in directory: URL) throws -> (certificateChain: URL, privateKey: URL) {
+func selfSignedCertificate(in directory: URL) throws -> (certificateChain: URL, privateKey: URL) {
     let certificate = directory.appendingPathComponent("cert.pem")
     let key = directory.appendingPathComponent("key.pem")
     let openssl = try #require(

@@ -1,0 +1,87 @@
+import NIOCore
+
+/// The first handler of a connection: registers it with the ``ConnectionRegistry`` (which may refuse it, or close
+/// idle ones to make room), marks it busy from a request's first byte to the end of its response, and closes it
+/// when a request's head has not arrived whole within the header timeout, however steadily its bytes trickle in
+/// (an idle timeout never fires on a client that sends a byte a second).
+final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let registry: ConnectionRegistry
+    private let headerTimeout: TimeAmount
+    private var ticket: ConnectionRegistry.Ticket?
+    /// Between a request's first byte and the end of its response.
+    private var busy = false
+    private var headDeadline: Scheduled<Void>?
+
+    init(registry: ConnectionRegistry, headerTimeout: TimeAmount) {
+        self.registry = registry
+        self.headerTimeout = headerTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { admit(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if ticket == nil { admit(context) }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !busy {
+            busy = true
+            if let ticket { registry.markBusy(ticket) }
+            let channel = context.channel
+            headDeadline = context.eventLoop.scheduleTask(in: headerTimeout) { channel.close(promise: nil) }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        leave()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        leave()
+    }
+
+    /// The request's head arrived whole: its deadline no longer applies (the idle timeout covers the body).
+    func headReceived() {
+        headDeadline?.cancel()
+        headDeadline = nil
+    }
+
+    /// The response ended: the connection waits for its next request, and may be closed to make room.
+    func responseEnded() {
+        headReceived()
+        busy = false
+        if let ticket { registry.markWaiting(ticket) }
+    }
+
+    private func admit(_ context: ChannelHandlerContext) {
+        switch registry.admit(context.channel) {
+        case .admitted(let ticket):
+            self.ticket = ticket
+        case .refused:
+            // Every open connection is busy: say so plainly, then close.
+            let answer =
+                "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n"
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer))).whenComplete {
+                _ in channel.close(promise: nil)
+            }
+        }
+    }
+
+    private func leave() {
+        headDeadline?.cancel()
+        headDeadline = nil
+        if let ticket { registry.remove(ticket) }
+        ticket = nil
+    }
+}

@@ -1,0 +1,47 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Hummingbird's HTTP/1 channel with the guards a server facing any client needs, on top of its idle timeout:
+/// a bound on open connections (``ConnectionRegistry``), a deadline for a request's head however slowly its bytes
+/// come (``ConnectionWatch``), and a connection closed after the response when its request did not keep it
+/// (``KeepAliveMarker``).
+struct GuardedHTTP1Channel: HTTPChannelHandler {
+    typealias Value = HTTP1Channel.Value
+
+    let inner: HTTP1Channel
+    let registry: ConnectionRegistry
+    let headerTimeout: TimeAmount
+
+    var responder: Responder { inner.responder }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let watch = ConnectionWatch(registry: registry, headerTimeout: headerTimeout)
+            try channel.pipeline.syncOperations.addHandler(watch, position: .first)
+            // Right after the request decoder, where the request's HTTP version is still known.
+            let decoder = try channel.pipeline.syncOperations.handler(
+                type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(KeepAliveMarker(watch: watch), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// ``GuardedHTTP1Channel`` over Hummingbird's HTTP/1 channel with `configuration`.
+    static func guardedHTTP1(
+        configuration: HTTP1Channel.Configuration, registry: ConnectionRegistry, headerTimeout: TimeAmount
+    ) -> HTTPServerBuilder {
+        .init { responder in
+            GuardedHTTP1Channel(
+                inner: HTTP1Channel(responder: responder, configuration: configuration), registry: registry,
+                headerTimeout: headerTimeout)
+        }
+    }
+}
