@@ -50,15 +50,21 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         leave()
     }
 
-    /// The request's head arrived whole: its deadline no longer applies (the idle timeout covers the body).
+    /// The request's head arrived whole: its deadline no longer applies (the idle timeout covers the body). A
+    /// pipelined request's bytes came while the previous one was answered: it is busy from here.
     func headReceived() {
         headDeadline?.cancel()
         headDeadline = nil
+        if !busy {
+            busy = true
+            if let ticket { registry.markBusy(ticket) }
+        }
     }
 
     /// The response ended: the connection waits for its next request, and may be closed to make room.
     func responseEnded() {
-        headReceived()
+        headDeadline?.cancel()
+        headDeadline = nil
         busy = false
         if let ticket { registry.markWaiting(ticket) }
     }
