@@ -35,6 +35,12 @@ struct PriorityQueue<Priority: Comparable, Element> {
         entries[index].priority = max(entries[index].priority, priority)
     }
 
+    /// Removes and returns the first element `matches` picks.
+    mutating func remove(where matches: (Element) -> Bool) -> Element? {
+        guard let index = entries.firstIndex(where: { matches($0.element) }) else { return nil }
+        return entries.remove(at: index).element
+    }
+
     mutating func removeAll(where matches: (Element) -> Bool) {
         entries.removeAll { matches($0.element) }
     }

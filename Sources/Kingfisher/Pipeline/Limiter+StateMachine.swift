@@ -1,0 +1,69 @@
+extension Limiter {
+    /// The limiter's state as a value: each event returns what to do once the lock is released (resume a waiter,
+    /// or nothing), so the state is tested without tasks, and no continuation is resumed under the lock.
+    struct StateMachine<Waiter> {
+        /// What to do after the lock.
+        enum Action {
+            /// Nothing: the caller waits, or nobody waits.
+            case none
+            /// The caller holds a permit now and runs.
+            case run
+            /// This waiter holds a permit now: resume it.
+            case resume(Waiter)
+            /// This waiter will not get a permit (it was cancelled): resume it with cancellation.
+            case cancel(Waiter)
+        }
+
+        let limit: Int
+        private var holders: Set<Int> = []
+        private var waiting = PriorityQueue<UInt8, (id: Int, waiter: Waiter)>()
+        /// Callers cancelled before they asked (a cancellation handler can run before the body it guards).
+        private var cancelledEarly: Set<Int> = []
+
+        init(limit: Int) {
+            self.limit = max(1, limit)
+        }
+
+        /// How many hold a permit.
+        var holdingCount: Int { holders.count }
+
+        /// How many wait for a permit.
+        var waitingCount: Int { waiting.count }
+
+        /// The priorities of the waiters, in arrival order.
+        var waitingPriorities: [UInt8] { waiting.priorities }
+
+        /// `id` asks for a permit at `priority`: it runs at once when one is free, otherwise it waits, unless its
+        /// cancellation came first.
+        mutating func acquire(_ id: Int, priority: UInt8, waiter: Waiter) -> Action {
+            if cancelledEarly.remove(id) != nil { return .cancel(waiter) }
+            guard holders.count < limit else {
+                waiting.append((id, waiter), priority: priority)
+                return .none
+            }
+            holders.insert(id)
+            return .run
+        }
+
+        /// `id` was cancelled: it leaves the queue if it waits there, it is refused when it asks later, and a
+        /// holder keeps its permit (what it does with the cancellation is its own business).
+        mutating func cancel(_ id: Int) -> Action {
+            if let removed = waiting.remove(where: { $0.id == id }) { return .cancel(removed.waiter) }
+            if !holders.contains(id) { cancelledEarly.insert(id) }
+            return .none
+        }
+
+        /// `id` gives its permit back: the next waiter (highest priority, earliest among equals) takes it.
+        mutating func release(_ id: Int) -> Action {
+            guard holders.remove(id) != nil else { return .none }
+            guard let next = waiting.popNext() else { return .none }
+            holders.insert(next.id)
+            return .resume(next.waiter)
+        }
+
+        /// Raises a waiting `id` to `priority` (never lowers it).
+        mutating func raise(_ id: Int, to priority: UInt8) {
+            waiting.raise(to: priority) { $0.id == id }
+        }
+    }
+}

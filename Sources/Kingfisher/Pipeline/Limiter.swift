@@ -1,0 +1,86 @@
+import KingfisherLocking
+
+/// Bounds how much of one kind of work runs at once (decodes, encodes, disk I/O...): at most ``limit`` callers
+/// hold a permit; the others wait, the highest task priority first and in arrival order among equals. A waiter
+/// whose task is cancelled leaves the queue at once (its work never runs); a waiter whose task is escalated moves
+/// up with it, so shared work that a more urgent caller joined overtakes what was queued before it.
+///
+/// ```swift
+/// let decodes = Limiter(limit: 2)
+/// let image = try await decodes.withPermit { try decode(data) }
+/// ```
+package final class Limiter: Sendable {
+    private typealias Waiter = CheckedContinuation<Void, any Error>
+
+    private struct State {
+        var machine: StateMachine<Waiter>
+        var nextID = 0
+    }
+
+    private let state: Locked<State>
+
+    /// A limiter that lets `limit` callers (at least one) hold a permit at once.
+    package init(limit: Int) {
+        state = Locked(State(machine: StateMachine(limit: limit)))
+    }
+
+    /// How many callers it lets run at once.
+    package var limit: Int { state.withLock { $0.machine.limit } }
+
+    /// How many callers hold a permit now.
+    package var holdingCount: Int { state.withLock { $0.machine.holdingCount } }
+
+    /// How many callers wait for a permit now.
+    package var waitingCount: Int { state.withLock { $0.machine.waitingCount } }
+
+    /// The priorities of the waiting callers, in arrival order.
+    package var waitingPriorities: [TaskPriority] {
+        state.withLock { $0.machine.waitingPriorities.map { TaskPriority(rawValue: $0) } }
+    }
+
+    /// Runs `body` once a permit is free, and gives the permit back when it returns.
+    /// - Throws: `CancellationError` when the calling task is cancelled before it got a permit (`body` does not
+    ///   run), or what `body` throws.
+    package func withPermit<T: Sendable, Failure: Error>(
+        _ body: () async throws(Failure) -> T
+    ) async throws -> T {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await acquire(id)
+        defer { release(id) }
+        return try await body()
+    }
+
+    private func acquire(_ id: Int) async throws {
+        try await withTaskPriorityEscalationHandler {
+            try await withTaskCancellationHandler {
+                try await withSanitizedCheckedThrowingContinuation { (waiter: Waiter) in
+                    let priority = Task.currentPriority.rawValue
+                    let action = state.withLock { $0.machine.acquire(id, priority: priority, waiter: waiter) }
+                    run(action, for: waiter)
+                }
+            } onCancel: {
+                let action = state.withLock { $0.machine.cancel(id) }
+                run(action, for: nil)
+            }
+        } onPriorityEscalated: { _, raised in
+            state.withLock { $0.machine.raise(id, to: raised.rawValue) }
+        }
+    }
+
+    private func release(_ id: Int) {
+        let action = state.withLock { $0.machine.release(id) }
+        run(action, for: nil)
+    }
+
+    private func run(_ action: StateMachine<Waiter>.Action, for caller: Waiter?) {
+        switch action {
+        case .none: break
+        case .run: caller?.resume()
+        case .resume(let waiter): waiter.resume()
+        case .cancel(let waiter): waiter.resume(throwing: CancellationError())
+        }
+    }
+}

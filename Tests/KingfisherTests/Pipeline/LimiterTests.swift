@@ -1,0 +1,170 @@
+import KingfisherLocking
+import Testing
+
+@testable import Kingfisher
+
+@Suite("Limiter: at most N at once, by priority, cancelled waiters leave")
+struct LimiterStateMachineTests {
+    private typealias Machine = Limiter.StateMachine<String>
+
+    /// The action as text: `none`, `run`, `resume NAME` or `cancel NAME`.
+    private func text(_ action: Machine.Action) -> String {
+        switch action {
+        case .none: "none"
+        case .run: "run"
+        case .resume(let waiter): "resume \(waiter)"
+        case .cancel(let waiter): "cancel \(waiter)"
+        }
+    }
+
+    @Test("callers run up to the limit, then wait; a release hands the permit to the highest priority waiter")
+    func permitsGoByPriorityThenArrival() {
+        var machine = Machine(limit: 2)
+        #expect(text(machine.acquire(0, priority: 17, waiter: "a")) == "run")
+        #expect(text(machine.acquire(1, priority: 17, waiter: "b")) == "run")
+        #expect(text(machine.acquire(2, priority: 9, waiter: "low")) == "none")
+        #expect(text(machine.acquire(3, priority: 25, waiter: "high")) == "none")
+        #expect(text(machine.acquire(4, priority: 25, waiter: "high later")) == "none")
+        #expect(machine.holdingCount == 2 && machine.waitingCount == 3)
+        #expect(text(machine.release(0)) == "resume high")
+        #expect(text(machine.release(3)) == "resume high later")
+        #expect(text(machine.release(1)) == "resume low")
+        #expect(text(machine.release(4)) == "none" && text(machine.release(2)) == "none")
+        #expect(machine.holdingCount == 0 && machine.waitingCount == 0)
+    }
+
+    @Test("a cancelled waiter leaves the queue and never gets a permit")
+    func cancelledWaitersLeave() {
+        var machine = Machine(limit: 1)
+        #expect(text(machine.acquire(0, priority: 17, waiter: "holder")) == "run")
+        #expect(text(machine.acquire(1, priority: 17, waiter: "gone")) == "none")
+        #expect(text(machine.acquire(2, priority: 17, waiter: "next")) == "none")
+        #expect(text(machine.cancel(1)) == "cancel gone")
+        #expect(machine.waitingCount == 1)
+        #expect(text(machine.release(0)) == "resume next")
+        // A holder's cancellation leaves its permit alone; a second cancel of a waiter that left does nothing.
+        #expect(text(machine.cancel(2)) == "none")
+        #expect(machine.holdingCount == 1)
+        #expect(text(machine.release(2)) == "none" && machine.holdingCount == 0)
+    }
+
+    @Test("a cancellation that comes before the request refuses the request")
+    func cancellationBeforeTheRequest() {
+        var machine = Machine(limit: 1)
+        #expect(text(machine.cancel(7)) == "none")
+        #expect(text(machine.acquire(7, priority: 17, waiter: "late")) == "cancel late")
+        #expect(machine.holdingCount == 0 && machine.waitingCount == 0)
+        #expect(text(machine.acquire(8, priority: 17, waiter: "other")) == "run")
+    }
+
+    @Test("a waiter raised in priority overtakes those queued before it; never lowered")
+    func raisedWaitersOvertake() {
+        var machine = Machine(limit: 1)
+        #expect(text(machine.acquire(0, priority: 17, waiter: "holder")) == "run")
+        #expect(text(machine.acquire(1, priority: 17, waiter: "first")) == "none")
+        #expect(text(machine.acquire(2, priority: 9, waiter: "raised")) == "none")
+        machine.raise(2, to: 25)
+        machine.raise(1, to: 9)
+        #expect(machine.waitingPriorities == [17, 25])
+        #expect(text(machine.release(0)) == "resume raised")
+    }
+
+    @Test("a release by someone who holds nothing changes nothing")
+    func strayReleases() {
+        var machine = Machine(limit: 1)
+        #expect(text(machine.acquire(0, priority: 17, waiter: "holder")) == "run")
+        #expect(text(machine.acquire(1, priority: 17, waiter: "waiting")) == "none")
+        #expect(text(machine.release(5)) == "none")
+        #expect(machine.holdingCount == 1 && machine.waitingCount == 1)
+    }
+}
+
+@Suite("Limiter with tasks")
+struct LimiterTests {
+    @Test("never more than the limit at once")
+    func boundsConcurrency() async throws {
+        let limiter = Limiter(limit: 3)
+        let counts = Locked((now: 0, most: 0))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    try await limiter.withPermit {
+                        counts.withLock {
+                            $0.now += 1
+                            $0.most = max($0.most, $0.now)
+                        }
+                        await Task.yield()
+                        counts.withLock { $0.now -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(counts.withLock { $0.most } == 3)
+        #expect(limiter.holdingCount == 0 && limiter.waitingCount == 0)
+    }
+
+    @Test("a cancelled waiter's body never runs, and the queue behind it moves on")
+    func cancelledWaiterNeverRuns() async throws {
+        let limiter = Limiter(limit: 1)
+        let (holderEntered, holderIn) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let ran = Locked<[String]>([])
+        let holder = Task {
+            try await limiter.withPermit {
+                holderIn.yield()
+                for await _ in released { break }
+                ran.withLock { $0.append("holder") }
+            }
+        }
+        for await _ in holderEntered { break }
+        let cancelled = Task { try await limiter.withPermit { ran.withLock { $0.append("cancelled") } } }
+        while limiter.waitingCount < 1 { await Task.yield() }
+        let next = Task { try await limiter.withPermit { ran.withLock { $0.append("next") } } }
+        while limiter.waitingCount < 2 { await Task.yield() }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(limiter.waitingCount == 1)
+        release.yield()
+        try await holder.value
+        try await next.value
+        #expect(ran.withLock { $0 } == ["holder", "next"])
+    }
+
+    @Test("a task cancelled before it asks does not run")
+    func alreadyCancelled() async throws {
+        let limiter = Limiter(limit: 1)
+        let ran = Locked(false)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await limiter.withPermit { ran.withLock { $0 = true } }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(!ran.withLock { $0 })
+        #expect(limiter.holdingCount == 0)
+    }
+
+    @Test("waiters go highest priority first")
+    func priorityOrder() async throws {
+        let limiter = Limiter(limit: 1)
+        let (holderEntered, holderIn) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let order = Locked<[String]>([])
+        let holder = Task {
+            try await limiter.withPermit {
+                holderIn.yield()
+                for await _ in released { break }
+            }
+        }
+        for await _ in holderEntered { break }
+        let low = Task(priority: .low) { try await limiter.withPermit { order.withLock { $0.append("low") } } }
+        while limiter.waitingCount < 1 { await Task.yield() }
+        let high = Task(priority: .high) { try await limiter.withPermit { order.withLock { $0.append("high") } } }
+        while limiter.waitingCount < 2 { await Task.yield() }
+        release.yield()
+        try await holder.value
+        try await low.value
+        try await high.value
+        #expect(order.withLock { $0 } == ["high", "low"])
+    }
+}
