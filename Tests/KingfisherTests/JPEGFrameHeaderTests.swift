@@ -88,7 +88,7 @@ struct JPEGFrameHeaderTests {
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    await LargeDecodeGate.admitted(large, { await DecodeExecutor.run(on: nil, $0) }) {
+                    await DecodeExecutor.run(on: nil, decoding: large) {
                         // The decoder's own gate: it must let admitted work through, or this deadlocks.
                         let gate = LargeDecodeGate.enter(large, format: .JPEG, pixels: 5120 * 2880)
                         defer { gate.leave() }

@@ -113,10 +113,13 @@ extension ImageCache {
             guard case .success(let data?) = read else { return read.map { _ in nil } }
             let serializer = options.cacheSerializer
             let metrics = self.metrics
-            let image = await DecodeExecutor.run(on: nil, decoding: data, engine: options.engine ?? engine) {
-                metrics.timeDecode { serializer.image(with: data, options: options) }
-            }
-            guard let image else {
+            // Every lookup waiting for this one left while its decode waited: the decode never runs.
+            guard
+                let decoded = await DecodeExecutor.runUnlessCancelled(
+                    on: nil, decoding: data, engine: options.engine ?? engine,
+                    { metrics.timeDecode { serializer.image(with: data, options: options) } })
+            else { return .success(nil) }
+            guard let image = decoded else {
                 // Garbage where an image was (a bad write by another tool, a damaged disk): drop it.
                 logUndecodableFile(computedKey: computed, bytes: data.count)
                 // Removed before the miss is reported, so a caller that checks the cache next sees it gone.

@@ -264,10 +264,12 @@ extension ImageRetrieval {
                 case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
             else { return nil }
             guard !isCancelled else { return nil }
-            let outcome = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine)
-            {
-                metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) }
-            }
+            // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
+            guard
+                let outcome = await DecodeExecutor.runUnlessCancelled(
+                    on: options.processingQueue, decoding: data, engine: options.engine,
+                    { metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) } })
+            else { return nil }
             if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) = outcome,
                 processor.reason.meansNotAnImage
             {
@@ -279,7 +281,7 @@ extension ImageRetrieval {
         guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !isCancelled else {
             return nil
         }
-        return await DecodeExecutor.run(on: options.processingQueue, engine: options.engine) {
+        return await DecodeExecutor.runUnlessCancelled(on: options.processingQueue, engine: options.engine) {
             metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
         }
     }
@@ -354,9 +356,11 @@ extension ImageRetrieval {
         guard !Task.isCancelled else {
             return .failure(.requestError(reason: .dataProviderCancelled(provider: provider)))
         }
-        let result = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine) {
-            metrics.timeProvider { ProcessingStage.image(from: data, options: options) }
-        }
+        guard
+            let result = await DecodeExecutor.runUnlessCancelled(
+                on: options.processingQueue, decoding: data, engine: options.engine,
+                { metrics.timeProvider { ProcessingStage.image(from: data, options: options) } })
+        else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }
 

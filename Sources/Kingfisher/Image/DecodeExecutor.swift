@@ -22,65 +22,54 @@ enum DecodeExecutor {
 
     /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the
     /// pool of `engine` (the default configuration's when `nil`), once ``LargeDecodeGate`` admits it (a large
-    /// progressive JPEG waits for the one before it without holding a thread).
+    /// progressive JPEG waits for the one before it without holding a thread). It runs even when the calling task
+    /// is cancelled meanwhile: for work that must happen once asked for.
     static func run<T: Sendable>(
-        on queue: CallbackQueue?, decoding data: Data?, engine: ImageEngine.Configuration? = nil,
+        on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration? = nil,
         _ body: @escaping @Sendable () -> T
-    ) async -> T {
-        let configuration = engine ?? .default
-        guard configuration.largeDecodesOneAtATime else { return await run(on: queue, engine: engine, body) }
-        return await LargeDecodeGate.admitted(data, { await run(on: queue, engine: engine, $0) }, work: body)
-    }
-
-    /// Runs `body` on `queue` when the options name one (a dispatch or operation queue), otherwise on the pool of
-    /// `engine`, with `engine` applied.
-    static func run<T: Sendable>(
-        on queue: CallbackQueue?, engine: ImageEngine.Configuration? = nil, _ body: @escaping @Sendable () -> T
     ) async -> T {
         let work: @Sendable () -> T = { ImageEngine.Configuration.applying(engine, body) }
         DecodeQueueDepth.enter()
         defer { DecodeQueueDepth.leave() }
-        if let queue, queue.runsElsewhere {
-            return await withSanitizedCheckedContinuation { continuation in
-                queue.execute { continuation.resume(returning: work()) }
-            }
-        }
-        let threads = engine?.decodeConcurrency ?? ImageEngine.Configuration.default.decodeConcurrency
-        return await run(work, in: lane(threads: threads))
-    }
-
-    /// Runs `work` in `lane` at the calling task's priority, raised while it waits when the task is escalated
-    /// (a higher-priority retrieval joined the shared work this task runs).
-    static func run<T: Sendable>(_ work: @escaping @Sendable () -> T, in lane: DecodeLane) async -> T {
-        let ticket = EscalatableTicket()
-        return await withTaskPriorityEscalationHandler {
-            await withSanitizedCheckedContinuation { continuation in
-                let submitted = lane.submit(priority: Task.currentPriority) { continuation.resume(returning: work()) }
-                if let raised = ticket.record(submitted) { lane.raise(submitted, to: raised) }
-            }
-        } onPriorityEscalated: { _, raised in
-            if let submitted = ticket.escalate(to: raised) { lane.raise(submitted, to: raised) }
-        }
-    }
-}
-
-/// A job's ticket as its escalation handler sees it: the escalation can arrive before the job is in the lane.
-private final class EscalatableTicket: Sendable {
-    private let state = Locked<(ticket: DecodeLane.Ticket?, raised: TaskPriority?)>((nil, nil))
-
-    /// Records the submitted job's ticket; returns a priority it was escalated to before that.
-    func record(_ ticket: DecodeLane.Ticket) -> TaskPriority? {
-        state.withLock { state in
-            state.ticket = ticket
-            return state.raised
+        if let queue, queue.runsElsewhere { return await run(work, on: queue) }
+        let lane = lane(for: engine)
+        guard admitsOneAtATime(data, engine) else { return await lane.run(work) }
+        return await LargeDecodeGate.admission.withPermitIgnoringCancellation {
+            await lane.run(LargeDecodeGate.marking(work))
         }
     }
 
-    /// Notes an escalation; returns the ticket to raise when the job is in the lane already.
-    func escalate(to priority: TaskPriority) -> DecodeLane.Ticket? {
-        state.withLock { state in
-            state.raised = max(state.raised ?? priority, priority)
-            return state.ticket
+    /// As ``run(on:decoding:engine:_:)``, but a caller cancelled while its work waits leaves: `nil`, and `body`
+    /// never runs. Work on a dispatch queue cannot leave that queue: it is not started when the caller was
+    /// cancelled already.
+    static func runUnlessCancelled<T: Sendable>(
+        on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration? = nil,
+        _ body: @escaping @Sendable () -> T
+    ) async -> T? {
+        let work: @Sendable () -> T = { ImageEngine.Configuration.applying(engine, body) }
+        DecodeQueueDepth.enter()
+        defer { DecodeQueueDepth.leave() }
+        if let queue, queue.runsElsewhere { return Task.isCancelled ? nil : await run(work, on: queue) }
+        let lane = lane(for: engine)
+        guard admitsOneAtATime(data, engine) else { return await lane.runUnlessCancelled(work) }
+        return try? await LargeDecodeGate.admission.withPermit {
+            await lane.runUnlessCancelled(LargeDecodeGate.marking(work))
+        }
+    }
+
+    /// The lane of the pool `engine` decodes on.
+    private static func lane(for engine: ImageEngine.Configuration?) -> DecodeLane {
+        lane(threads: engine?.decodeConcurrency ?? ImageEngine.Configuration.default.decodeConcurrency)
+    }
+
+    /// Whether decoding `data` waits for ``LargeDecodeGate``'s admission first.
+    private static func admitsOneAtATime(_ data: Data?, _ engine: ImageEngine.Configuration?) -> Bool {
+        (engine ?? .default).largeDecodesOneAtATime && LargeDecodeGate.needsAdmission(data)
+    }
+
+    private static func run<T: Sendable>(_ work: @escaping @Sendable () -> T, on queue: CallbackQueue) async -> T {
+        await withSanitizedCheckedContinuation { continuation in
+            queue.execute { continuation.resume(returning: work()) }
         }
     }
 }

@@ -1,88 +1,52 @@
 import KingfisherLocking
 import NIOPosix
 
-/// The order in which a decode pool takes work: at most as many jobs are handed to the pool as it has threads,
-/// the others wait here and the one with the highest task priority goes next (first come first among equals).
-///
-/// A job's priority is its task's when it was submitted and rises when the task is escalated
-/// (``raise(_:to:)``): a shared decode that a higher-priority retrieval joins overtakes the lower-priority work
-/// queued before it.
+/// A pool of decode threads and the ``Limiter`` in front of it: at most as many jobs run as the pool has threads;
+/// the others wait in the limiter, the highest task priority first (first come first among equals), a waiting job
+/// rises with its task's escalation, and a job whose task is cancelled while it waits leaves the queue and never
+/// runs (``runUnlessCancelled(_:)``: the decode for a gallery tile scrolled away).
 final class DecodeLane: Sendable {
-    /// A submitted job's place in the lane.
-    struct Ticket: Hashable, Sendable {
-        fileprivate let number: Int
-    }
-
-    private struct Waiting {
-        let number: Int
-        let job: @Sendable () -> Void
-    }
-
-    private struct State {
-        var running = 0
-        var waiting = PriorityQueue<UInt8, Waiting>()
-        var nextNumber = 0
-    }
-
+    private let limiter: Limiter
     private let pool: NIOThreadPool
-    private let threads: Int
-    private let state = Locked(State())
+    private let counts = Locked((started: 0, left: 0))
 
     init(threads: Int) {
-        self.threads = threads
-        self.pool = NIOThreadPool(numberOfThreads: threads)
+        limiter = Limiter(limit: threads)
+        pool = NIOThreadPool(numberOfThreads: max(1, threads))
         pool.start()
     }
 
     /// Jobs waiting for a thread.
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
+    var waitingCount: Int { limiter.waitingCount }
 
-    /// Runs `job` on one of the pool's threads: at once when one is free, otherwise when it is the highest-priority
-    /// job waiting and a thread frees.
-    @discardableResult
-    func submit(priority: TaskPriority, _ job: @escaping @Sendable () -> Void) -> Ticket {
-        let (ticket, runNow) = state.withLock { state -> (Ticket, Bool) in
-            let number = state.nextNumber
-            state.nextNumber += 1
-            guard state.running < threads else {
-                state.waiting.append(Waiting(number: number, job: job), priority: priority.rawValue)
-                return (Ticket(number: number), false)
-            }
-            state.running += 1
-            return (Ticket(number: number), true)
-        }
-        if runNow { hand(job) }
-        return ticket
+    /// The priorities of the waiting jobs, in the order they were submitted.
+    var waitingPriorities: [TaskPriority] { limiter.waitingPriorities }
+
+    /// How many jobs have started on a thread, and how many left the queue unrun, so far.
+    var startedCount: Int { counts.withLock { $0.started } }
+    var leftCount: Int { counts.withLock { $0.left } }
+
+    /// Runs `job` on one of the pool's threads once the limiter lets it, even when the calling task is cancelled
+    /// meanwhile.
+    func run<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T {
+        await limiter.withPermitIgnoringCancellation { await hand(job) }
     }
 
-    /// Raises a waiting job's priority to `priority` (never lowers it); a job that runs already is left alone.
-    func raise(_ ticket: Ticket, to priority: TaskPriority) {
-        state.withLock { state in
-            state.waiting.raise(to: priority.rawValue) { $0.number == ticket.number }
-        }
-    }
-
-    /// The priorities of the waiting jobs, in the order they were submitted (for tests).
-    var waitingPriorities: [TaskPriority] {
-        state.withLock { state in state.waiting.priorities.map { TaskPriority(rawValue: $0) } }
-    }
-
-    private func hand(_ job: @escaping @Sendable () -> Void) {
-        pool.submit { [self] _ in
-            job()
-            finished()
+    /// Runs `job` on one of the pool's threads once the limiter lets it; `nil`, and `job` never runs, when the
+    /// calling task is cancelled before that.
+    func runUnlessCancelled<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T? {
+        do {
+            return try await limiter.withPermit { await hand(job) }
+        } catch {
+            counts.withLock { $0.left += 1 }
+            return nil
         }
     }
 
-    /// A job ended: its thread takes the next waiting job, or frees.
-    private func finished() {
-        let next = state.withLock { state -> Waiting? in
-            guard let next = state.waiting.popNext() else {
-                state.running -= 1
-                return nil
-            }
-            return next
+    private func hand<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T {
+        counts.withLock { $0.started += 1 }
+        return await withSanitizedCheckedContinuation { continuation in
+            pool.submit { _ in continuation.resume(returning: job()) }
         }
-        if let next { hand(next.job) }
     }
 }

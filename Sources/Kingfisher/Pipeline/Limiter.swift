@@ -38,35 +38,55 @@ package final class Limiter: Sendable {
         state.withLock { $0.machine.waitingPriorities.map { TaskPriority(rawValue: $0) } }
     }
 
-    /// Runs `body` once a permit is free, and gives the permit back when it returns.
-    /// - Throws: `CancellationError` when the calling task is cancelled before it got a permit (`body` does not
-    ///   run), or what `body` throws.
-    package func withPermit<T: Sendable, Failure: Error>(
-        _ body: () async throws(Failure) -> T
-    ) async throws -> T {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        try await acquire(id)
-        defer { release(id) }
-        return try await body()
-    }
-
-    private func acquire(_ id: Int) async throws {
+    /// Runs `body` once a permit is free, and gives the permit back when it returns. A caller cancelled while it
+    /// waits leaves the queue: `body` does not run.
+    /// - Throws: `CancellationError` when the calling task was cancelled before it got a permit, or what `body`
+    ///   throws.
+    package func withPermit<T: Sendable, Failure: Error>(_ body: () async throws(Failure) -> T) async throws -> T {
+        let id = nextID()
         try await withTaskPriorityEscalationHandler {
             try await withTaskCancellationHandler {
-                try await withSanitizedCheckedThrowingContinuation { (waiter: Waiter) in
-                    let priority = Task.currentPriority.rawValue
-                    let action = state.withLock { $0.machine.acquire(id, priority: priority, waiter: waiter) }
-                    run(action, for: waiter)
-                }
+                try await wait(id)
             } onCancel: {
                 let action = state.withLock { $0.machine.cancel(id) }
                 run(action, for: nil)
             }
         } onPriorityEscalated: { _, raised in
             state.withLock { $0.machine.raise(id, to: raised.rawValue) }
+        }
+        defer { release(id) }
+        return try await body()
+    }
+
+    /// Runs `body` once a permit is free, and gives the permit back when it returns, whether or not the calling
+    /// task is cancelled meanwhile: for work that must run once asked for (an encode for a cache write).
+    package func withPermitIgnoringCancellation<T: Sendable, Failure: Error>(
+        _ body: () async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        let id = nextID()
+        await withTaskPriorityEscalationHandler {
+            // Nothing but a cancellation handler refuses a waiter, and none is installed here.
+            try? await wait(id)
+        } onPriorityEscalated: { _, raised in
+            state.withLock { $0.machine.raise(id, to: raised.rawValue) }
+        }
+        defer { release(id) }
+        return try await body()
+    }
+
+    private func nextID() -> Int {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+    }
+
+    /// Waits until `id` holds a permit (or is refused as cancelled).
+    private func wait(_ id: Int) async throws {
+        try await withSanitizedCheckedThrowingContinuation { (waiter: Waiter) in
+            let priority = Task.currentPriority.rawValue
+            let action = state.withLock { $0.machine.acquire(id, priority: priority, waiter: waiter) }
+            run(action, for: waiter)
         }
     }
 

@@ -11,51 +11,70 @@ import Testing
 struct DecodePriorityTests {
     @Test func waitingJobsRunHighestPriorityFirstAndInOrderAmongEquals() async {
         let lane = DecodeLane(threads: 1)
-        let blocker = Blocker(lane: lane, threads: 1)
+        let blocker = await LaneBlocker(lane: lane, threads: 1)
         let log = OrderLog()
-        let done = Countdown(5)
         // Given the only thread busy, five jobs queued in this order
+        var jobs: [Task<Void, Never>] = []
         for (name, priority) in [
             ("low", TaskPriority.low), ("medium", .medium), ("high-1", .high), ("background", .background),
             ("high-2", .high),
         ] {
-            lane.submit(priority: priority) {
-                log.append(name)
-                done.tick()
-            }
+            let queued = lane.waitingCount
+            jobs.append(Task(priority: priority) { await lane.run { log.append(name) } })
+            #expect(await eventually(timeout: 40) { lane.waitingCount == queued + 1 })
         }
         #expect(lane.waitingCount == 5)
-        // When the thread frees
+        // When the thread frees (awaiting the jobs' values would raise their priority to this test's)
         blocker.release()
-        await done.wait()
+        #expect(await eventually(timeout: 40) { log.entries.count == 5 })
+        for job in jobs { await job.value }
         // Then they ran by priority, first come first among equals
         #expect(log.entries == ["high-1", "high-2", "medium", "low", "background"])
+    }
+
+    @Test func aQueuedDecodeWhoseCallerIsCancelledNeverRuns() async {
+        let lane = DecodeLane(threads: 1)
+        let blocker = await LaneBlocker(lane: lane, threads: 1)
+        let log = OrderLog()
+        // Given the only thread busy, a decode queued for a caller that then goes away, and one behind it
+        let gone = Task { await lane.runUnlessCancelled { log.append("gone") } }
+        #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+        let kept = Task { await lane.runUnlessCancelled { log.append("kept") } }
+        #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
+        let startedBefore = lane.startedCount
+        gone.cancel()
+        // Then it leaves the queue at once, unrun, and the one behind it runs when the thread frees
+        #expect(await gone.value == nil)
+        #expect(lane.waitingCount == 1 && lane.leftCount == 1)
+        blocker.release()
+        #expect(await kept.value != nil)
+        #expect(log.entries == ["kept"])
+        #expect(lane.startedCount == startedBefore + 1)
     }
 
     /// One busy thread; behind it a shared decode ("shared", value 1) queued at low priority, then a job
     /// ("other") at medium priority.
     private struct QueuedBehindABusyThread {
         let lane = DecodeLane(threads: 1)
-        let blocker: Blocker
+        let blocker: LaneBlocker
         let log = OrderLog()
         let shared = SharedWork<String, Int>()
         let first: Task<Int?, Never>
         let other: Task<Void, Never>
 
         init() async {
-            blocker = Blocker(lane: lane, threads: 1)
+            blocker = await LaneBlocker(lane: lane, threads: 1)
             let (lane, log, shared) = (self.lane, self.log, self.shared)
             first = Task(priority: .low) {
                 await shared.value(for: "photo") {
-                    await DecodeExecutor.run(
-                        {
-                            log.append("shared")
-                            return 1
-                        }, in: lane)
+                    await lane.run {
+                        log.append("shared")
+                        return 1
+                    }
                 }
             }
             #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
-            other = Task(priority: .medium) { await DecodeExecutor.run({ log.append("other") }, in: lane) }
+            other = Task(priority: .medium) { await lane.run { log.append("other") } }
             #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
         }
     }
@@ -101,7 +120,7 @@ struct DecodePriorityTests {
         try await withDownloader(configuration: configuration) { server, downloader in
             server.route("/photo.png", .ok(Fixtures.png(width: 40, height: 30)))
             let lane = DecodeExecutor.lane(threads: threads)
-            let blocker = Blocker(lane: lane, threads: threads)
+            let blocker = await LaneBlocker(lane: lane, threads: threads)
             let log = OrderLog()
             let recorder = RecordingProcessor(log: log)
             // Given every decode thread busy, the photo downloaded at low priority and waiting to be decoded
@@ -111,7 +130,7 @@ struct DecodePriorityTests {
             #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
             // and another decode queued behind it at medium priority
             let other = Task(priority: .medium) {
-                await DecodeExecutor.run({ log.append("other") }, in: lane)
+                await lane.run { log.append("other") }
             }
             #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
             // When a high-priority caller asks for the same photo while it waits
@@ -134,32 +153,6 @@ struct DecodePriorityTests {
     }
 }
 
-/// Holds every thread of a lane until released.
-private final class Blocker: Sendable {
-    private let gate = DispatchSemaphore(value: 0)
-    private let threads: Int
-    private let released = Locked(0)
-
-    init(lane: DecodeLane, threads: Int) {
-        self.threads = threads
-        let started = DispatchSemaphore(value: 0)
-        for _ in 0..<threads {
-            lane.submit(priority: .high) { [gate] in
-                started.signal()
-                gate.wait()
-            }
-        }
-        for _ in 0..<threads { started.wait() }
-    }
-
-    /// Frees `count` threads (all of them by default; each at most once over every call).
-    func release(_ count: Int? = nil) {
-        let count = min(count ?? threads, threads - released.withLock { $0 })
-        released.withLock { $0 += count }
-        for _ in 0..<count { gate.signal() }
-    }
-}
-
 private final class OrderLog: Sendable {
     private let state = Locked<[String]>([])
     var entries: [String] { state.withLock { $0 } }
@@ -174,32 +167,5 @@ private struct RecordingProcessor: ImageProcessor {
     func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         log.append("photo")
         return DefaultImageProcessor.default.process(item: item, options: options)
-    }
-}
-
-private final class Countdown: Sendable {
-    private let state: Locked<(left: Int, waiter: CheckedContinuation<Void, Never>?)>
-
-    init(_ count: Int) { state = Locked((count, nil)) }
-
-    func tick() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.left -= 1
-            guard state.left == 0 else { return nil }
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                guard state.left > 0 else { return true }
-                state.waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
     }
 }

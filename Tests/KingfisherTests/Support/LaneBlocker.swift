@@ -1,0 +1,33 @@
+import Foundation
+import KingfisherLocking
+import Testing
+
+@testable import Kingfisher
+
+/// Holds every thread of a lane until released.
+final class LaneBlocker: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let threads: Int
+    private let released = Locked(0)
+
+    init(lane: DecodeLane, threads: Int) async {
+        self.threads = threads
+        let started = Locked(0)
+        for _ in 0..<threads {
+            Task(priority: .high) { [gate] in
+                await lane.run {
+                    started.withLock { $0 += 1 }
+                    gate.wait()
+                }
+            }
+        }
+        #expect(await eventually(timeout: 40) { started.withLock { $0 } == threads })
+    }
+
+    /// Frees `count` threads (all of them by default; each at most once over every call).
+    func release(_ count: Int? = nil) {
+        let count = min(count ?? threads, threads - released.withLock { $0 })
+        released.withLock { $0 += count }
+        for _ in 0..<count { gate.signal() }
+    }
+}
