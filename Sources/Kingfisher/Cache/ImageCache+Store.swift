@@ -149,6 +149,7 @@ extension ImageCache {
             try diskStorage.store(
                 value: data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
                 forcedExtension: forcedExtension)
+            metrics.countWrite()
             sweepIfOverSizeLimit()
             return .success(())
         } catch {

@@ -125,13 +125,13 @@ extension ImageRetrieval {
         guard commit() else { return nil }
         let policy = httpPolicy(for: source)
         let record = policy.flatMap { _ in value.response.flatMap { HTTPFreshness.record(of: value.originalData, $0) } }
-        let storeError = await store(
+        let stored = await store(
             value.image, original: value.originalData, key: source.cacheKey,
             toDisk: policy == nil || record != nil, record: record)
         let data = value.originalData
         return .success(
             result(
-                value.image, from: source, cacheType: .none, metrics: value.metrics, diskStoreError: storeError,
+                value.image, from: source, cacheType: .none, metrics: value.metrics, stored: stored,
                 validation: policy == nil ? nil : (replacing ? .refetched : .fetched)
             ) { data })
     }
@@ -238,14 +238,14 @@ extension ImageRetrieval {
         case .failure(let error): return .done(.failure(error))
         }
         guard commit() else { return .cancelled }
-        let storeError = await store(processed, original: nil, key: key, storingOriginal: false)
+        let stored = await store(processed, original: nil, key: key, storingOriginal: false)
         if validation != nil {
             await HTTPFreshness.addVariant(options.processor.identifier, forKey: key, in: targetCache)
         }
         let serializer = options.cacheSerializer
         return .done(
             .success(
-                result(processed, from: source, cacheType: .none, diskStoreError: storeError, validation: validation) {
+                result(processed, from: source, cacheType: .none, stored: stored, validation: validation) {
                     serializer.data(with: processed, original: nil)
                 }))
     }
@@ -363,102 +363,4 @@ extension ImageRetrieval {
         else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }
-
-    /// Steps 6: the image in the target cache (memory now, disk unless `cacheMemoryOnly`) and, with
-    /// `cacheOriginalImage` and a processor, the original bytes on disk under the plain key in the original
-    /// cache. Returns after the disk writes with `waitForCache`, otherwise at once.
-    /// - Returns: the first disk write's failure, when the writes were waited for; failures of writes not waited
-    ///   for reach only the cache's logger. The image is the result either way.
-    ///
-    /// - Note: Like Kingfisher, the original is kept as the bytes it came in, without decoding it again; with
-    ///   `cacheMemoryOnly` it is not kept at all (Kingfisher writes it to disk even then).
-    private func store(
-        _ image: KFCrossPlatformImage, original: Data?, key: String, storingOriginal: Bool = true,
-        toDisk allowedOnDisk: Bool = true, record: HTTPCacheRecord? = nil
-    ) async -> KingfisherError? {
-        let toDisk = !options.cacheMemoryOnly && allowedOnDisk
-        let keepOriginal = storingOriginal && options.cacheOriginalImage && hasCustomProcessor && toDisk
-        let wait = options.waitForCache
-        let storeOptions = internalOptions
-        let targetCache = self.targetCache
-        let originalCache = self.originalCache
-        let forcedExtension = options.forcedExtension
-        let expiration = options.diskCacheExpiration
-        // Memory now; the disk entry is encoded on the decode executor, then its write (and the original's) is
-        // queued before the result is delivered, so cache operations the caller starts afterwards come after it.
-        targetCache.store(image, forKey: key, options: storeOptions, toDisk: false, completionHandler: nil)
-        var writes: [PendingWrite] = []
-        var failure: KingfisherError?
-        if toDisk {
-            switch await targetCache.encodeForDisk(image, original: original, forKey: key, options: storeOptions) {
-            case .success(let data):
-                let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-                writes.append(
-                    PendingWrite(
-                        cache: targetCache, data: data, computedKey: computed,
-                        writeOptions: options.diskStoreWriteOptions))
-            case .failure(let error):
-                failure = error
-            }
-        }
-        if keepOriginal, let original {
-            writes.append(PendingWrite(cache: originalCache, data: original, computedKey: key, writeOptions: []))
-        }
-        // The response's record follows the entries it describes (see HTTPRecordStore).
-        let recordWrite: (@Sendable () async -> Void)? = record.map { record in
-            let stored: Set<String> =
-                keepOriginal ? [self.options.processor.identifier, ""] : [self.options.processor.identifier]
-            let targetCache = self.targetCache
-            let originalCache = self.originalCache
-            return {
-                await HTTPFreshness.save(
-                    record, variants: stored, forKey: key, in: targetCache, originalCache: originalCache,
-                    expiration: expiration)
-            }
-        }
-        if !toDisk, record == nil, options.httpCachePolicy?.followsHeaders == true {
-            // `no-store`: nothing of this response on disk, and no older entries either.
-            await HTTPFreshness.removeEverything(forKey: key, in: targetCache, originalCache: originalCache)
-        }
-        guard wait else {
-            // Failures of writes not waited for reach the caches' loggers.
-            let left = Locked(writes.count)
-            for write in writes {
-                write.cache.enqueueWrite(
-                    write.data, computedKey: write.computedKey, expiration: expiration,
-                    writeOptions: write.writeOptions,
-                    forcedExtension: forcedExtension,
-                    done: { _ in
-                        guard
-                            left.withLock({
-                                $0 -= 1
-                                return $0 == 0
-                            }), let recordWrite
-                        else { return }
-                        Task { await recordWrite() }
-                    })
-            }
-            if writes.isEmpty, let recordWrite { await recordWrite() }
-            return nil
-        }
-        for write in writes {
-            let written = await withSanitizedCheckedContinuation { continuation in
-                write.cache.enqueueWrite(
-                    write.data, computedKey: write.computedKey, expiration: expiration,
-                    writeOptions: write.writeOptions,
-                    forcedExtension: forcedExtension, done: { continuation.resume(returning: $0) })
-            }
-            failure = failure ?? written
-        }
-        if let recordWrite { await recordWrite() }
-        return failure
-    }
-}
-
-/// A disk write the store step queues: encoded bytes for one cache entry.
-private struct PendingWrite {
-    let cache: ImageCache
-    let data: Data
-    let computedKey: String
-    let writeOptions: Data.WritingOptions
 }

@@ -23,6 +23,8 @@ final class ImageRetrieval: Sendable {
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
     let providerLoads: SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>
+    /// The manager's disk stores in progress, shared by retrievals storing the same image under the same key.
+    let diskStores: SharedWork<DiskStoreKey, StoreOutcome>
     /// The call's logger, else the manager's; `nil` logs nothing.
     let logger: Logger?
     let metrics: ManagerMetrics
@@ -58,6 +60,7 @@ final class ImageRetrieval: Sendable {
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
         self.providerLoads = manager.providerLoads
+        self.diskStores = manager.diskStores
     }
 
     /// Runs the retrieval in a task of its own and delivers its result once on the callback queue (after closing
@@ -133,12 +136,14 @@ final class ImageRetrieval: Sendable {
 
     func result(
         _ image: KFCrossPlatformImage, from source: Source, cacheType: CacheType, metrics: NetworkMetrics? = nil,
-        diskStoreError: KingfisherError? = nil, validation: HTTPValidation? = nil,
+        stored: StoreOutcome? = nil, validation: HTTPValidation? = nil,
         data: @escaping @Sendable () -> Data?
     ) -> RetrieveImageResult {
-        RetrieveImageResult(
+        var result = RetrieveImageResult(
             image: options.imageModifier?.modify(image) ?? image, cacheType: cacheType, source: source,
             originalSource: originalSource, data: data,
-            metrics: metrics, diskStoreError: diskStoreError, validation: validation)
+            metrics: metrics, diskStoreError: stored?.failure, validation: validation)
+        result.encodedData = stored?.encoded
+        return result
     }
 }

@@ -45,6 +45,8 @@ public final class KingfisherManager: Sendable {
     /// Provider loads in progress: concurrent retrievals of one provider key with the same processing share one
     /// load, decode and processing run.
     let providerLoads = SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>()
+    /// Disk stores in progress: concurrent retrievals storing one image under one key encode and write it once.
+    let diskStores = SharedWork<DiskStoreKey, StoreOutcome>()
 
     /// The decode limits and concurrency of this manager's retrievals (providers, originals processed again, and
     /// the downloads and disk reads they make): ``ImageEngine/Configuration/default`` as it was when the manager

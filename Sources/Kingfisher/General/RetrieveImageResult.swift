@@ -33,6 +33,11 @@ public struct RetrieveImageResult: Sendable {
     /// source that is not a network resource. Ours.
     public let validation: HTTPValidation?
 
+    /// The bytes the retrieval's serializer encoded for the disk cache and wrote there, when this retrieval (or
+    /// one it shared the work with) stored the image: an image server answers with them instead of reading its
+    /// own write back.
+    package var encodedData: Data?
+
     public init(
         image: KFCrossPlatformImage, cacheType: CacheType, source: Source, originalSource: Source,
         data: @escaping @Sendable () -> Data?, metrics: NetworkMetrics?, diskStoreError: KingfisherError? = nil,

@@ -56,6 +56,7 @@ struct CacheMetrics: Sendable {
     private let diskMisses: Counter
     private let diskReadsCoalesced: Counter
     private let writeFailures: Counter
+    private let writes: Counter
     /// Decoding disk hits with the serializer.
     private let decode: CoreMetrics.Timer
     /// Encoding images for the disk with the serializer.
@@ -69,6 +70,7 @@ struct CacheMetrics: Sendable {
         diskMisses = sink.counter(MetricName.cacheMisses, [cache, ("tier", "disk")])
         diskReadsCoalesced = sink.counter(MetricName.diskReadsCoalesced, [cache])
         writeFailures = sink.counter(MetricName.diskWriteFailures, [cache])
+        writes = sink.counter(MetricName.diskWrites, [cache])
         decode = sink.processingTimer(stage: "disk")
         encode = sink.processingTimer(stage: "encode")
     }
@@ -77,6 +79,7 @@ struct CacheMetrics: Sendable {
     func countDiskLookup(hit: Bool) { (hit ? diskHits : diskMisses).increment() }
     func countCoalescedRead() { diskReadsCoalesced.increment() }
     func countWriteFailure() { writeFailures.increment() }
+    func countWrite() { writes.increment() }
     func timeDecode<T>(_ body: () -> T) -> T { decode.time(body) }
     func timeEncode<T>(_ body: () -> T) -> T { encode.time(body) }
 }

@@ -30,6 +30,7 @@ enum MetricName {
     static let cacheMisses = "kingfisher_cache_misses_total"
     static let diskReadsCoalesced = "kingfisher_disk_reads_coalesced_total"
     static let diskWriteFailures = "kingfisher_disk_write_failures_total"
+    static let diskWrites = "kingfisher_disk_writes_total"
     static let processingDuration = "kingfisher_processing_duration_seconds"
     static let decodeQueueDepth = "kingfisher_decode_queue_depth"
 }

@@ -94,6 +94,10 @@ extension ImageServer {
             .redirectHandler(sourceGuard),
         ]
         let retrieved = try await manager.retrieveImage(with: source, options: options)
+        // The bytes the retrieval encoded and wrote; the disk entry when it found the result made already.
+        if let data = retrieved.encodedData, !data.isEmpty {
+            return remember(ServedImage(data: data), forKey: key, from: .made)
+        }
         if let data = try? cache.diskStorage.value(forKey: key), !data.isEmpty {
             return remember(ServedImage(data: data), forKey: key, from: .made)
         }
