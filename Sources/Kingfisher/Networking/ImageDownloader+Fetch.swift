@@ -128,8 +128,11 @@ extension ImageDownloader {
             throw KingfisherError.responseError(reason: .URLSessionError(error: URLError(.cancelled)))
         }
         let milliseconds = Int64(max(0.001, min(timeout, 86_400)) * 1000)
-        return try await self.client(for: url, onFreshConnection: onFreshConnection, route: route).execute(
-            clientRequest, timeout: .milliseconds(milliseconds))
+        let client = try self.client(for: url, onFreshConnection: onFreshConnection, route: route)
+        // AsyncHTTPClient hands the response (and its body stream, made on the event loop) over by resuming a
+        // continuation, often before this task reached its await: make that hand-off visible to ThreadSanitizer.
+        defer { ThreadSanitizer.acquireAfterContinuation() }
+        return try await client.execute(clientRequest, timeout: .milliseconds(milliseconds))
     }
 
     /// The client that connects as `route` says: a pinned one (held by `route` until the download ends) when it

@@ -345,8 +345,15 @@ public final class ImagePrefetcher: Sendable {
             return (progress, done ? complete(&state) : nil)
         }
         guard let snapshot else { return }
-        report(progress: snapshot, completion: finished)
-        fill()
+        // The snapshot's lists share their storage with the state's until one of them changes (copy on write).
+        // Held until fill() has taken the state lock, they keep another thread's finish() from appending in place
+        // before that lock: the progress block's reads then come before the append by a lock ThreadSanitizer sees,
+        // not only by the reference count, which lives in the uninstrumented Swift runtime. (With a callback queue
+        // that runs the block elsewhere, the block's own copy is released there; kf runs it in place.)
+        withExtendedLifetime(snapshot) {
+            report(progress: snapshot, completion: finished)
+            fill()
+        }
     }
 
     /// One progress report (a source finished), then the completion when the prefetch has ended.

@@ -24,9 +24,43 @@ final class ConnectionRegistry: Sendable {
 
     private struct State {
         var entries: [UInt64: Entry] = [:]
+        /// Connections in the order they began to wait, oldest first; an entry whose connection has since become
+        /// busy, waited again or closed is stale and skipped (its `waitingSince` no longer matches).
+        var waitingOrder: [(id: UInt64, since: UInt64)] = []
+        var waitingHead = 0
         var counter: UInt64 = 0
         var evicted = 0
         var refused = 0
+
+        mutating func noteWaiting(_ id: UInt64) {
+            counter += 1
+            entries[id]?.waitingSince = counter
+            waitingOrder.append((id, counter))
+            if waitingOrder.count - waitingHead > 2 * entries.count + 1024 {
+                // Mostly stale (connections answered many times, or closed): keep the live entries only.
+                waitingOrder = waitingOrder[waitingHead...].filter { entries[$0.id]?.waitingSince == $0.since }
+                waitingHead = 0
+            }
+        }
+
+        /// Removes and returns the connection that has waited longest; `nil` when every one is busy.
+        mutating func takeOldestWaiting() -> (any Channel)? {
+            defer {
+                if waitingHead > 1024, waitingHead * 2 > waitingOrder.count {
+                    waitingOrder.removeFirst(waitingHead)
+                    waitingHead = 0
+                }
+            }
+            while waitingHead < waitingOrder.count {
+                let (id, since) = waitingOrder[waitingHead]
+                waitingHead += 1
+                if let entry = entries[id], entry.waitingSince == since {
+                    entries[id] = nil
+                    return entry.channel
+                }
+            }
+            return nil
+        }
     }
 
     /// The most connections open at once.
@@ -42,18 +76,18 @@ final class ConnectionRegistry: Sendable {
         let (admission, evicted) = state.withLock { state -> (Admission, (any Channel)?) in
             var evicted: (any Channel)?
             if state.entries.count >= limit {
-                let oldest = state.entries.compactMap { id, entry in entry.waitingSince.map { (id, $0) } }
-                    .min { $0.1 < $1.1 }
-                guard let oldest else {
+                guard let oldest = state.takeOldestWaiting() else {
                     state.refused += 1
                     return (.refused, nil)
                 }
-                evicted = state.entries.removeValue(forKey: oldest.0)?.channel
+                evicted = oldest
                 state.evicted += 1
             }
             state.counter += 1
-            state.entries[state.counter] = Entry(channel: channel, waitingSince: state.counter)
-            return (.admitted(Ticket(id: state.counter)), evicted)
+            let id = state.counter
+            state.entries[id] = Entry(channel: channel, waitingSince: nil)
+            state.noteWaiting(id)
+            return (.admitted(Ticket(id: id)), evicted)
         }
         evicted?.close(promise: nil)
         return admission
@@ -65,8 +99,8 @@ final class ConnectionRegistry: Sendable {
 
     func markWaiting(_ ticket: Ticket) {
         state.withLock { state in
-            state.counter += 1
-            state.entries[ticket.id]?.waitingSince = state.counter
+            guard state.entries[ticket.id] != nil else { return }
+            state.noteWaiting(ticket.id)
         }
     }
 
