@@ -40,7 +40,7 @@ extension KFImageView {
         ) {
             self.image = image
             self.drawnAs = drawnAs
-            delays = image.kf.frameDurations.map { max($0, 0.02) }
+            delays = image.kf.frameDurations.map(FrameDelay.playable)
             switch repeatCount {
             case .once: plays = 1
             case .finite(let count): plays = max(1, Int(min(count, UInt(Int.max))))

@@ -57,7 +57,7 @@ extension TerminalImageView {
 
     private func scheduleNextFrame(of animation: Animation) {
         let delay = animation.delays.indices.contains(animation.index) ? animation.delays[animation.index] : 0
-        queue.asyncAfter(deadline: .now() + Self.frameDelay(delay)) { [weak self] in
+        queue.asyncAfter(deadline: .now() + FrameDelay.playable(delay)) { [weak self] in
             self?.advanceFrame(generation: animation.generation)
         }
     }
@@ -87,11 +87,6 @@ extension TerminalImageView {
         }
         draw(next.frames[next.index])
         scheduleNextFrame(of: next)
-    }
-
-    /// A GIF's delay as browsers play it: 20 ms and less (often written as 0) means 100 ms.
-    static func frameDelay(_ delay: TimeInterval) -> TimeInterval {
-        delay < 0.02 ? 0.1 : delay
     }
 
     /// Writes `picture` (`nil`: blank) over the picture area, centred across it, in one piece.

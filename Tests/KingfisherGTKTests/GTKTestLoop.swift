@@ -37,8 +37,10 @@ func onGTK<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     }
 }
 
-/// Waits (on the GTK thread's frames) until `condition` holds there, for at most `seconds`.
-func waitOnGTK(seconds: Double = 10, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+/// Waits (on the GTK thread's frames) until `condition` holds there, for at most `seconds`: a safety net, not a
+/// measure (30 s by default: a clean-clone run beside two sanitizer builds once needed more than 10 s for a load
+/// to finish).
+func waitOnGTK(seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if await onGTK(condition) { return true }

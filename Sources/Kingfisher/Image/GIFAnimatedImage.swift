@@ -25,17 +25,16 @@ public final class GIFAnimatedImage: Sendable {
     }
 
     /// A GIF frame's duration from its properties dictionary (ImageIO's `UnclampedDelayTime`, else `DelayTime`, in
-    /// seconds), 0.1 s when there is none or it is 0.011 s or less, as browsers and Kingfisher do.
+    /// seconds), 0.1 s when there is none or it is 10 ms or less (``FrameDelay``), as browsers and Kingfisher do.
     public static func getFrameDuration(from gifInfo: [String: Any]?) -> TimeInterval {
         let value = gifInfo?["UnclampedDelayTime"] ?? gifInfo?["DelayTime"]
         let seconds = (value as? Double) ?? (value as? NSNumber)?.doubleValue ?? (value as? Int).map(Double.init)
-        guard let seconds, seconds > 0.011 else { return 0.1 }
-        return seconds
+        return FrameDelay.playable(seconds ?? 0)
     }
 
-    /// A frame duration a frame source gave, or 0.1 s for one that is not a positive number.
+    /// A frame duration a frame source gave, as it is played (``FrameDelay``).
     static func usableDuration(_ seconds: TimeInterval) -> TimeInterval {
-        seconds.isFinite && seconds > 0 ? seconds : 0.1
+        FrameDelay.playable(seconds)
     }
 }
 

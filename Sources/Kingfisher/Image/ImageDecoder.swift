@@ -233,10 +233,8 @@ enum ImageDecoder {
             durations = Array(repeating: totalDuration / Double(frameCount), count: frameCount)
         } else {
             let delays = image.intArray("delay") ?? []
-            // Browsers (and Kingfisher) show frames that ask for 10 ms or less for 100 ms.
             durations = (0..<frameCount).map { index in
-                let milliseconds = index < delays.count ? delays[index] : 100
-                return milliseconds <= 10 ? 0.1 : Double(milliseconds) / 1000
+                FrameDelay.playable(milliseconds: index < delays.count ? delays[index] : 100)
             }
         }
         return .init(frameCount: frameCount, frameDurations: durations, loopCount: max(0, image.int("loop") ?? 0))

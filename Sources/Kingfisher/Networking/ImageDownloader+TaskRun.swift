@@ -18,7 +18,8 @@ extension ImageDownloader {
         let (fetched, response) = await fetch(task)
         // Callers arriving while a body is processed join it; a 304 has no body to share.
         let hasBody = (try? fetched.get()).map { !$0.isNotModified } ?? false
-        let callers = task.state.withLock { $0.complete(acceptingLateCallers: hasBody) }
+        let handed = task.state.withLock { $0.complete(acceptingLateCallers: hasBody) }
+        let callers = handed.map(\.waiter)
         report(task, fetched: fetched, response: response, callers: callers, elapsed: ContinuousClock.now - started)
         defer {
             forget(task)
@@ -53,7 +54,7 @@ extension ImageDownloader {
             }
             return
         }
-        await process(data, of: task, for: callers)
+        await process(data, of: task, for: handed)
     }
 
     /// The body as the delegate's `imageDownloader(_:didDownload:with:)` returns it; `dataModifyingFailed` for `nil`.
@@ -72,33 +73,56 @@ extension ImageDownloader {
     /// wait for their own; when the last group is done and nobody joined, the task is forgotten before it delivers,
     /// so a caller that goes on to ask again makes a new request. As in Kingfisher, the result and the delegate
     /// name the URL of the request sent (after the request modifier).
-    private func process(_ fetched: Fetched, of task: SessionDataTask, for callers: [DownloadWaiter]) async {
+    ///
+    /// A group whose callers have all left is not decoded: its decode leaves the decode queue when the last one
+    /// goes while it waits, and is not started when they went before.
+    private func process(
+        _ fetched: Fetched, of task: SessionDataTask, for callers: [SessionDataTask.StateMachine.Caller]
+    ) async {
         let delegate = self.delegate
         let data = fetched.data
         let headers = fetched.responseHeaders
         var queue = ProcessingQueue()
         queue.add(callers)
-        while let (key, options) = queue.next() {
+        while let (key, options, tokens) = queue.next() {
             let metrics = self.metrics
-            let result = await DecodeExecutor.run(
-                on: options.processingQueue, decoding: data, engine: options.engine ?? configuration.engine
-            ) {
-                metrics.timeProcessing(headerOnly: options.processor is ImageHeaderCheck.Processor) {
-                    ProcessingStage.image(from: data, options: options)
+            let engine = options.engine ?? configuration.engine
+            // A task of its own, so that the group's last caller leaving can stop it alone.
+            let decode = Task(priority: Task.currentPriority) {
+                await DecodeExecutor.runUnlessCancelled(on: options.processingQueue, decoding: data, engine: engine) {
+                    metrics.timeProcessing(headerOnly: options.processor is ImageHeaderCheck.Processor) {
+                        ProcessingStage.image(from: data, options: options)
+                    }
                 }
             }
+            let anyoneLeft = task.state.withLock { $0.beginDecode(for: tokens) { decode.cancel() } }
+            if !anyoneLeft { decode.cancel() }
+            let result = await decode.value
             // Callers that joined meanwhile: those of this group take this result, the others queue for a run of
             // their own. The task finishes when this was the last group and nobody else joined.
             while true {
                 let isLast = queue.isEmpty(after: key)
-                let late = task.state.withLock { $0.takeLateCallers(finishingIfNone: isLast) }
+                let late = task.state.withLock { $0.takeLateCallers(finishingIfNone: isLast && result != nil) }
                 guard !late.isEmpty else {
-                    if isLast { forget(task) }
+                    if isLast && result != nil { forget(task) }
                     break
                 }
                 queue.add(late)
             }
-            for caller in queue.take(key) {
+            guard let result else {
+                // Every caller of the group had left (each was told at once): nothing to deliver. Callers of the
+                // group who joined after that are decoded for in the next round.
+                let gone = queue.removeDelivered(key)
+                task.state.withLock { $0.endDecode(delivering: gone) }
+                if queue.isEmpty {
+                    let late = task.state.withLock { $0.takeLateCallers(finishingIfNone: true) }
+                    if late.isEmpty { forget(task) } else { queue.add(late) }
+                }
+                continue
+            }
+            let group = queue.take(key)
+            task.state.withLock { $0.endDecode(delivering: group.map(\.token)) }
+            for caller in group.map(\.waiter) {
                 switch result {
                 case .success(let image):
                     delegate?.imageDownloader(
@@ -118,21 +142,26 @@ extension ImageDownloader {
 /// The callers of one body, grouped by what they need done to it, in the order the groups first appeared. A group
 /// stays in the queue while it runs, so callers who join it meanwhile share its result.
 private struct ProcessingQueue {
-    private var groups: [ProcessingKey: [DownloadWaiter]] = [:]
+    typealias Caller = SessionDataTask.StateMachine.Caller
+    private var groups: [ProcessingKey: [Caller]] = [:]
     private var order: [ProcessingKey] = []
 
-    mutating func add(_ callers: [DownloadWaiter]) {
+    var isEmpty: Bool { order.isEmpty }
+
+    mutating func add(_ callers: [Caller]) {
         for caller in callers {
-            let key = ProcessingKey(caller.options)
+            let key = ProcessingKey(caller.waiter.options)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(caller)
         }
     }
 
-    /// The group to run next and the options it runs with.
-    func next() -> (key: ProcessingKey, options: KingfisherParsedOptionsInfo)? {
-        guard let key = order.first, let options = groups[key]?.first?.options else { return nil }
-        return (key, options)
+    /// The group to run next, the options it runs with and its callers' tokens.
+    func next() -> (key: ProcessingKey, options: KingfisherParsedOptionsInfo, tokens: [CancelToken])? {
+        guard let key = order.first, let group = groups[key], let options = group.first?.waiter.options else {
+            return nil
+        }
+        return (key, options, group.map(\.token))
     }
 
     /// Whether no group but `key` is waiting.
@@ -141,8 +170,24 @@ private struct ProcessingQueue {
     }
 
     /// Removes the group of `key` and returns its callers.
-    mutating func take(_ key: ProcessingKey) -> [DownloadWaiter] {
+    mutating func take(_ key: ProcessingKey) -> [Caller] {
         order.removeAll { $0 == key }
         return groups.removeValue(forKey: key) ?? []
     }
+
+    /// Removes the callers of `key`'s group who were delivered already (they left), and the group when none is
+    /// left; returns their tokens.
+    mutating func removeDelivered(_ key: ProcessingKey) -> [CancelToken] {
+        let (gone, kept) = (groups[key] ?? []).reduce(into: ([CancelToken](), [Caller]())) { split, caller in
+            if caller.waiter.isDelivered { split.0.append(caller.token) } else { split.1.append(caller) }
+        }
+        if kept.isEmpty {
+            _ = take(key)
+        } else {
+            groups[key] = kept
+        }
+        return gone
+    }
+
+    typealias CancelToken = SessionDataTask.CancelToken
 }

@@ -13,16 +13,25 @@ extension SessionDataTask {
             case finished
         }
 
-        /// How to stop the HTTP work once no waiter is left.
+        /// How to stop the work once no waiter is left.
         enum Stop {
             /// Still queued: take it out of the downloader's queue.
             case dequeue
             /// Running: cancel the fetch (`nil` when the fetch task is not created yet; it sees `finished`).
             case cancelFetch(Task<Void, Never>?)
+            /// The body is in: stop the decode of the group whose last caller left (it leaves the decode queue).
+            case stopDecode(@Sendable () -> Void)
         }
 
+        /// A caller and its token.
+        typealias Caller = (token: CancelToken, waiter: DownloadWaiter)
+
         private(set) var phase: Phase = .queued
-        private(set) var waiters: [(token: CancelToken, waiter: DownloadWaiter)] = []
+        private(set) var waiters: [Caller] = []
+        /// Callers handed to processing (the body is in), until they are delivered; they can still leave.
+        private var processing: [CancelToken: DownloadWaiter] = [:]
+        /// The group being decoded: its callers still there, and how to stop its decode.
+        private var decoding: (tokens: Set<CancelToken>, stop: @Sendable () -> Void)?
         private var nextToken: CancelToken = 0
         private(set) var received: Int64 = 0
         private(set) var expected: Int64 = -1
@@ -61,18 +70,44 @@ extension SessionDataTask {
             return driver.task
         }
 
-        /// Removes the waiter with `token`; the HTTP work stops when it was the last one.
+        /// Removes the waiter with `token`; the HTTP work stops when it was the last one. While the body is
+        /// processed, a caller leaves at once too, and the decode of its group stops when it was the group's last.
         mutating func cancel(token: CancelToken) -> (waiter: DownloadWaiter?, stop: Stop?) {
+            if let waiter = processing.removeValue(forKey: token) {
+                guard var group = decoding, group.tokens.remove(token) != nil else { return (waiter, nil) }
+                decoding = group.tokens.isEmpty ? nil : group
+                return (waiter, group.tokens.isEmpty ? .stopDecode(group.stop) : nil)
+            }
             guard let index = waiters.firstIndex(where: { $0.token == token }) else { return (nil, nil) }
             let waiter = waiters.remove(at: index).waiter
             guard waiters.isEmpty else { return (waiter, nil) }
             return (waiter, finish())
         }
 
-        /// Removes every waiter and stops the HTTP work.
-        mutating func cancelAll() -> (waiters: [(token: CancelToken, waiter: DownloadWaiter)], stop: Stop?) {
-            let removed = waiters
+        /// A group's decode begins for the callers with `tokens`; `stop` stops it. `false` when every one of them
+        /// has left already: do not decode.
+        mutating func beginDecode(for tokens: [CancelToken], stop: @escaping @Sendable () -> Void) -> Bool {
+            let present = Set(tokens.filter { processing[$0] != nil })
+            guard !present.isEmpty else { return false }
+            decoding = (present, stop)
+            return true
+        }
+
+        /// The group's decode ended; its callers are about to be delivered.
+        mutating func endDecode(delivering tokens: [CancelToken]) {
+            decoding = nil
+            for token in tokens { processing[token] = nil }
+        }
+
+        /// Removes every waiter (those being processed too) and stops the HTTP work, or the decode.
+        mutating func cancelAll() -> (waiters: [Caller], stop: Stop?) {
+            let removed = waiters + processing.map { ($0.key, $0.value) }
             waiters = []
+            processing = [:]
+            if let group = decoding {
+                decoding = nil
+                return (removed, .stopDecode(group.stop))
+            }
             return (removed, finish())
         }
 
@@ -112,24 +147,31 @@ extension SessionDataTask {
         }
 
         /// Ends the fetch and hands back the callers waiting for the data. With `acceptingLateCallers`, callers can
-        /// still join while the data is processed (see ``takeLateCallers(finishingIfNone:)``); otherwise the task is finished.
-        mutating func complete(acceptingLateCallers: Bool) -> [DownloadWaiter] {
+        /// still join while the data is processed (see ``takeLateCallers(finishingIfNone:)``), and those handed
+        /// back can still leave (``cancel(token:)``); otherwise the task is finished.
+        mutating func complete(acceptingLateCallers: Bool) -> [Caller] {
             guard !isFinished else { return [] }
             phase = acceptingLateCallers ? .processing : .finished
             defer { waiters = [] }
-            return waiters.map(\.waiter)
+            if acceptingLateCallers { hand(waiters) }
+            return waiters
         }
 
         /// The callers that joined since the last call. When there are none and `finishingIfNone`, the task is
         /// finished (later callers need a new request).
-        mutating func takeLateCallers(finishingIfNone: Bool = true) -> [DownloadWaiter] {
+        mutating func takeLateCallers(finishingIfNone: Bool = true) -> [Caller] {
             guard case .processing = phase else { return [] }
             guard !waiters.isEmpty else {
                 if finishingIfNone { phase = .finished }
                 return []
             }
             defer { waiters = [] }
-            return waiters.map(\.waiter)
+            hand(waiters)
+            return waiters
+        }
+
+        private mutating func hand(_ callers: [Caller]) {
+            for caller in callers { processing[caller.token] = caller.waiter }
         }
 
         /// Records progress and returns the waiters to tell.

@@ -95,6 +95,8 @@ public final class SessionDataTask: Sendable {
             downloader.sessionTaskCancelledWhileQueued(self)
         case .cancelFetch(let fetch):
             fetch?.cancel()
+        case .stopDecode(let stop):
+            stop()
         }
     }
 }

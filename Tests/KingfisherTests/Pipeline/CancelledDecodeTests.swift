@@ -1,5 +1,6 @@
 import Foundation
 import KingfisherLocking
+import KingfisherTestSupport
 import Testing
 
 @testable import Kingfisher
@@ -39,5 +40,78 @@ struct CancelledDecodeTests {
             let again = try await manager.retrieveImage(with: resource)
             #expect(again.cacheType == .disk && again.image.pixelWidth == 32)
         }
+    }
+}
+
+/// A downloaded body whose callers all left is not decoded, and a caller leaving while the body is processed is
+/// told at once.
+@Suite(.timeLimit(.minutes(2)))
+struct AbandonedBodyTests {
+    @Test func aBodyWhoseCallersAllLeftWhileItsDecodeWaitedIsNeverDecoded() async throws {
+        // A decode concurrency no other test uses, so that this test owns the process-wide lane of that size.
+        let threads = 6
+        var configuration = ImageDownloader.Configuration()
+        configuration.engine.decodeConcurrency = threads
+        configuration.engine.largeDecodesOneAtATime = false
+        try await withDownloader(configuration: configuration) { server, downloader in
+            server.route("/tile.png", .ok(Fixtures.png(width: 24, height: 16), contentType: "image/png"))
+            let lane = DecodeExecutor.lane(threads: threads)
+            // Given every decode thread busy
+            let blocker = await LaneBlocker(lane: lane, threads: threads)
+            let startedBefore = lane.startedCount
+            let runs = Locked(0)
+            let processor = RunCounter(runs: runs)
+            // and two callers of one URL whose body is in, its decode waiting for a thread
+            let first = Task {
+                try await downloader.downloadImage(with: server.url("/tile.png"), options: [.processor(processor)])
+            }
+            let second = Task {
+                try await downloader.downloadImage(with: server.url("/tile.png"), options: [.processor(processor)])
+            }
+            #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+            // When both leave, they are told at once, with the threads still busy
+            first.cancel()
+            #expect(await Self.outcome(of: first) == "cancelled")
+            #expect(lane.waitingCount == 1)
+            second.cancel()
+            #expect(await Self.outcome(of: second) == "cancelled")
+            // Then the decode left the queue, and does not run when the threads free
+            #expect(await eventually(timeout: 40) { lane.leftCount == 1 && lane.waitingCount == 0 })
+            blocker.release()
+            await lane.run {}
+            #expect(lane.startedCount == startedBefore + 1)
+            #expect(runs.withLock { $0 } == 0)
+            #expect(server.hits("/tile.png") == 1)
+            // A new caller gets the image (a new request: the abandoned task is gone).
+            let again = try await downloader.downloadImage(
+                with: server.url("/tile.png"), options: [.processor(processor)])
+            #expect(again.image.pixelWidth == 24)
+            #expect(runs.withLock { $0 } == 1)
+        }
+    }
+}
+
+extension AbandonedBodyTests {
+    /// How a download ended, as text (a failed expectation never reflects the task's noncopyable body).
+    static func outcome(of task: Task<ImageLoadingResult, any Error>) async -> String {
+        do {
+            let result = try await task.value
+            return "image \(result.image.pixelWidth)"
+        } catch let error as KingfisherError where error.isTaskCancelled {
+            return "cancelled"
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+/// The default processing, counting its runs.
+private struct RunCounter: ImageProcessor {
+    let identifier = "test.run-counter"
+    let runs: Locked<Int>
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        runs.withLock { $0 += 1 }
+        return DefaultImageProcessor.default.process(item: item, options: options)
     }
 }
