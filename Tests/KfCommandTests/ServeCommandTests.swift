@@ -43,7 +43,7 @@ import Testing
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(90)  // a safety net: sanitizer builds on a loaded machine start slowly
         while Date() < deadline {
             let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
             if let range = text.range(of: "listening on ") {
