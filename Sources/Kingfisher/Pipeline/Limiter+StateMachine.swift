@@ -49,7 +49,14 @@ extension Limiter {
         /// holder keeps its permit (what it does with the cancellation is its own business).
         mutating func cancel(_ id: Int) -> Action {
             if let removed = waiting.remove(where: { $0.id == id }) { return .cancel(removed.waiter) }
-            if !holders.contains(id) { cancelledEarly.insert(id) }
+            if !holders.contains(id) {
+                cancelledEarly.insert(id)
+                // A cancellation that lost a race with the end of the wait (the holder already gave its permit
+                // back) leaves an id no request will claim; a real early one is claimed at once. Keep the newest.
+                if cancelledEarly.count > 4096 {
+                    cancelledEarly = Set(cancelledEarly.sorted().suffix(2048))
+                }
+            }
             return .none
         }
 

@@ -15,6 +15,8 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     private var ticket: ConnectionRegistry.Ticket?
     /// Between a request's first byte and the end of its response.
     private var busy = false
+    /// Between a request's first byte and its whole head.
+    private var headPending = false
     private var headDeadline: Scheduled<Void>?
 
     init(registry: ConnectionRegistry, headerTimeout: TimeAmount) {
@@ -32,13 +34,19 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !busy {
+        let starts = !busy
+        if starts {
             busy = true
+            headPending = true
             if let ticket { registry.markBusy(ticket) }
+        }
+        // The decoder behind reads the bytes now: a head that came whole in them is received before this returns.
+        context.fireChannelRead(data)
+        if starts, headPending, headDeadline == nil {
+            // Only a head split over reads needs its deadline (the usual request never schedules one).
             let channel = context.channel
             headDeadline = context.eventLoop.scheduleTask(in: headerTimeout) { channel.close(promise: nil) }
         }
-        context.fireChannelRead(data)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -53,6 +61,7 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request's head arrived whole: its deadline no longer applies (the idle timeout covers the body). A
     /// pipelined request's bytes came while the previous one was answered: it is busy from here.
     func headReceived() {
+        headPending = false
         headDeadline?.cancel()
         headDeadline = nil
         if !busy {
@@ -63,6 +72,7 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The response ended: the connection waits for its next request, and may be closed to make room.
     func responseEnded() {
+        headPending = false
         headDeadline?.cancel()
         headDeadline = nil
         busy = false

@@ -57,6 +57,17 @@ struct LimiterStateMachineTests {
         #expect(text(machine.acquire(8, priority: 17, waiter: "other")) == "run")
     }
 
+    @Test("stray cancellations (ones that lost a race with a release) are bounded and do not refuse others")
+    func strayCancellationsAreBounded() {
+        var machine = Machine(limit: 1)
+        for id in 0..<5000 { _ = machine.cancel(id) }
+        #expect(text(machine.acquire(10_000, priority: 17, waiter: "new")) == "run")
+        _ = machine.release(10_000)
+        // An early cancellation of the newest caller still refuses it.
+        _ = machine.cancel(10_001)
+        #expect(text(machine.acquire(10_001, priority: 17, waiter: "late")) == "cancel late")
+    }
+
     @Test("a waiter raised in priority overtakes those queued before it; never lowered")
     func raisedWaitersOvertake() {
         var machine = Machine(limit: 1)
