@@ -82,7 +82,7 @@ extension ImageDownloader {
         let delegate = self.delegate
         let data = fetched.data
         let headers = fetched.responseHeaders
-        var queue = ProcessingQueue()
+        var queue = ProcessingGroups()
         queue.add(callers)
         while let (key, options, tokens) = queue.next() {
             let metrics = self.metrics
@@ -141,7 +141,7 @@ extension ImageDownloader {
 
 /// The callers of one body, grouped by what they need done to it, in the order the groups first appeared. A group
 /// stays in the queue while it runs, so callers who join it meanwhile share its result.
-private struct ProcessingQueue {
+private struct ProcessingGroups {
     typealias Caller = SessionDataTask.StateMachine.Caller
     private var groups: [ProcessingKey: [Caller]] = [:]
     private var order: [ProcessingKey] = []

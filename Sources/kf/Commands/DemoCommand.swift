@@ -55,19 +55,19 @@ struct DemoCommand: AsyncParsableCommand {
         cacheOptions.cacheDir = directory.appendingPathComponent("cache").path
         let cache = try cacheOptions.makeCache()
         try? cache.diskStorage.removeAll()  // a cold start every time
-        let pipeline = Pipeline(cache: cache, concurrency: 8, logger: logging.bootstrap())
+        let session = CommandSession(cache: cache, concurrency: 8, logger: logging.bootstrap())
         let jobs = DemoJob.all(samples: samples)
 
         Console.out("\nRound 1: \(jobs.count) results from \(samples.count) images, nothing cached yet")
-        let (first, firstSeconds) = await round(jobs, server: server, pipeline: pipeline, results: results)
+        let (first, firstSeconds) = await round(jobs, server: server, session: session, results: results)
         let firstRequests = server.totalHits
 
         cache.clearMemoryCache()
         Console.out("\nRound 2: the same again, memory cache emptied, so everything comes from the disk cache")
-        let (second, secondSeconds) = await round(jobs, server: server, pipeline: pipeline, results: nil)
+        let (second, secondSeconds) = await round(jobs, server: server, session: session, results: nil)
         let secondRequests = server.totalHits - firstRequests
 
-        await pipeline.shutdown()
+        await session.shutdown()
         try? await server.shutdown()
 
         let sheetURL = directory.appendingPathComponent("contact-sheet.png")
@@ -88,7 +88,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     /// Retrieves every job at once; returns the outcomes in job order and the wall time.
-    private func round(_ jobs: [DemoJob], server: TestHTTPServer, pipeline: Pipeline, results: URL?) async -> (
+    private func round(_ jobs: [DemoJob], server: TestHTTPServer, session: CommandSession, results: URL?) async -> (
         [Outcome], Double
     ) {
         let reporter = ProgressReporter(total: jobs.count, verb: "loading")
@@ -97,7 +97,7 @@ struct DemoCommand: AsyncParsableCommand {
         var outcomes = await withTaskGroup(of: Outcome.self) { group in
             for (index, job) in jobs.enumerated() {
                 group.addTask {
-                    await retrieve(index, job, url: server.url(job.path), pipeline: pipeline, results: results)
+                    await retrieve(index, job, url: server.url(job.path), session: session, results: results)
                 }
             }
             var outcomes: [Outcome] = []
@@ -128,15 +128,17 @@ struct DemoCommand: AsyncParsableCommand {
         return (outcomes, elapsed.seconds)
     }
 
-    private func retrieve(_ index: Int, _ job: DemoJob, url: URL, pipeline: Pipeline, results: URL?) async -> Outcome {
+    private func retrieve(_ index: Int, _ job: DemoJob, url: URL, session: CommandSession, results: URL?) async
+        -> Outcome
+    {
         let start = ContinuousClock.now
         let options: KingfisherOptionsInfo = [.processor(job.processor), .waitForCache]
         do {
-            let result = try await pipeline.manager.retrieveImage(with: .network(url), options: options)
+            let result = try await session.manager.retrieveImage(with: .network(url), options: options)
             var file: URL?
             if let results {
                 let bytes =
-                    pipeline.cache.cacheFileURLIfOnDisk(
+                    session.cache.cacheFileURLIfOnDisk(
                         forKey: url.absoluteString, processorIdentifier: job.processor.identifier
                     ).flatMap { try? Data(contentsOf: $0) }
                     ?? DefaultCacheSerializer.default.data(with: result.image, original: result.data())

@@ -87,7 +87,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let destination = try makeDestination()
         let cache = noCache ? CacheOptions.throwaway() : try cacheOptions.makeCache()
-        let pipeline = Pipeline(
+        let session = CommandSession(
             cache: cache, concurrency: concurrency, logger: logging.bootstrap(),
             httpCachePolicy: cacheOptions.httpCachePolicy)
         let reporter = ProgressReporter(total: sources.count, verb: "fetching")
@@ -100,7 +100,7 @@ struct FetchCommand: AsyncParsableCommand {
             : resolvedFormat.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
         let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)
         let runner = FetchRunner(
-            pipeline: pipeline, processor: processor, serializer: serializer,
+            session: session, processor: processor, serializer: serializer,
             format: original ? nil : resolvedFormat.imageFormat,
             cacheFileExtension: original ? nil : resolvedFormat.cacheFileExtension(quality: quality),
             knowsPixelSize: !original,
@@ -108,7 +108,7 @@ struct FetchCommand: AsyncParsableCommand {
             json: json, writeFailures: writeFailures)
         _ = await runner.run(arguments, reporter: reporter)
         ticker?.cancel()
-        await pipeline.shutdown()
+        await session.shutdown()
         for line in writeFailures.summaryLines { reporter.note(line) }
         let counts = reporter.finish()
         if counts.failed > 0 { throw ExitCode.failure }

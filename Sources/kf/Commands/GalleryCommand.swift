@@ -120,7 +120,7 @@ struct GalleryCommand: ParsableCommand {
         // tiles load.
         ImageEngine.Configuration.default.decodeConcurrency = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         let cache = try cacheOptions.makeCache()
-        let pipeline = Pipeline(
+        let session = CommandSession(
             cache: cache, concurrency: 6, logger: logger, httpCachePolicy: cacheOptions.httpCachePolicy)
 
         _ = g_main_context_acquire(nil)
@@ -146,7 +146,7 @@ struct GalleryCommand: ParsableCommand {
             title: "kf gallery — \(named.count) image\(named.count == 1 ? "" : "s")", width: width, height: height,
             layout: layout, cells: cells)
         let loads = GalleryLoads(
-            window: window, manager: pipeline.manager,
+            window: window, manager: session.manager,
             settings: loadSettings(layout: layout, cache: cache, placeholder: placeholderImage))
         window.onScroll { loads.refresh() }
         for cell in cells { cell.view.kf.indicatorType = .activity }
@@ -157,7 +157,7 @@ struct GalleryCommand: ParsableCommand {
 
         let finished = DispatchSemaphore(value: 0)
         Task {
-            await pipeline.shutdown()
+            await session.shutdown()
             finished.signal()
         }
         finished.wait()

@@ -35,36 +35,37 @@ struct InfoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let cache = try cacheOptions.makeCache()
-        let pipeline = Pipeline(cache: cache, concurrency: 4, logger: logging.bootstrap())
+        let session = CommandSession(cache: cache, concurrency: 4, logger: logging.bootstrap())
         let processor = processing.processor()
         var failed = false
         for text in sources {
             do {
                 let argument = try SourceArgument(text)
-                let info = try await describe(argument, pipeline: pipeline, processor: processor)
+                let info = try await describe(argument, session: session, processor: processor)
                 Console.out(json ? info.jsonLine : info.text)
             } catch {
                 failed = true
                 Console.error("error: \(text): \(FailureMessage.reason(error, source: text))")
             }
         }
-        await pipeline.shutdown()
+        await session.shutdown()
         if failed { throw ExitCode.failure }
     }
 
-    private func describe(_ argument: SourceArgument, pipeline: Pipeline, processor: any ImageProcessor) async throws
+    private func describe(_ argument: SourceArgument, session: CommandSession, processor: any ImageProcessor)
+        async throws
         -> SourceInfo
     {
         let key = argument.source.cacheKey
         // Read as the cache reads: a damaged file is removed and the source downloaded instead.
-        let cachedOriginal = try? pipeline.cache.diskStorage.value(forKey: key, extendingExpiration: .none)
+        let cachedOriginal = try? session.cache.diskStorage.value(forKey: key, extendingExpiration: .none)
         let data: Data
         switch argument.source {
         case .network(let resource):
             if let cachedOriginal {
                 data = cachedOriginal
             } else {
-                data = try await pipeline.downloader.downloadImage(with: resource.downloadURL).originalData
+                data = try await session.downloader.downloadImage(with: resource.downloadURL).originalData
             }
         case .provider(let provider):
             do { data = try await provider.data() } catch {
@@ -74,14 +75,14 @@ struct InfoCommand: AsyncParsableCommand {
         let image = try KFCrossPlatformImage(decoding: data)
         let identifier = processor.identifier
         let fileExtension = format.cacheFileExtension(quality: quality)
-        let cacheType = pipeline.cache.imageCachedType(
+        let cacheType = session.cache.imageCachedType(
             forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)
         return SourceInfo(
             source: argument.text, format: data.kf.imageFormat, width: image.pixelWidth, height: image.pixelHeight,
             frames: image.kf.imageFrameCount ?? 1, duration: image.kf.frameDurations.reduce(0, +),
             loopCount: image.kf.loopCount,
             hasAlpha: image.hasAlpha, bytes: data.count, cacheType: FetchRunner.name(of: cacheType),
-            cacheFile: pipeline.cache.cacheFileURLIfOnDisk(
+            cacheFile: session.cache.cacheFileURLIfOnDisk(
                 forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)?.path,
             cacheKey: ImageCache.computedKey(forKey: key, processorIdentifier: identifier))
     }

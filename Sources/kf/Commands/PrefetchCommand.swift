@@ -56,10 +56,10 @@ struct PrefetchCommand: AsyncParsableCommand {
         let file = try URLFile(path: urlFile)
         let cache = try cacheOptions.makeCache()
         let logger = logging.bootstrap()
-        let pipeline = Pipeline(
+        let session = CommandSession(
             cache: cache, concurrency: concurrency, logger: logger, httpCachePolicy: cacheOptions.httpCachePolicy)
         let errors = DownloadErrorLog()
-        pipeline.downloader.delegate = errors
+        session.downloader.delegate = errors
         let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)
         let reasons = LoadFailureReasons()
         let handlers = [writeFailures.handler, reasons.handler] + (logger.map { [$0.handler] } ?? [])
@@ -68,10 +68,10 @@ struct PrefetchCommand: AsyncParsableCommand {
         for line in file.badLines { reporter.record(.failed, stderr: "error: \(line)") }
         let ticker = reporter.startTicking()
         await prefetch(
-            file.sources, pipeline: pipeline, reporter: reporter, errors: errors, reasons: reasons,
+            file.sources, session: session, reporter: reporter, errors: errors, reasons: reasons,
             writeFailures: writeFailures)
         ticker?.cancel()
-        await pipeline.shutdown()
+        await session.shutdown()
         for line in writeFailures.summaryLines { reporter.note(line) }
         let counts = reporter.finish()
         if counts.failed > 0 { throw ExitCode.failure }
@@ -89,7 +89,7 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     /// Runs the prefetcher and reports each source as its outcome arrives.
     private func prefetch(
-        _ sources: [SourceArgument], pipeline: Pipeline, reporter: ProgressReporter, errors: DownloadErrorLog,
+        _ sources: [SourceArgument], session: CommandSession, reporter: ProgressReporter, errors: DownloadErrorLog,
         reasons: LoadFailureReasons, writeFailures: CacheWriteFailures
     ) async {
         let identifier = (original ? DefaultImageProcessor.default : processing.processor()).identifier
@@ -120,7 +120,7 @@ struct PrefetchCommand: AsyncParsableCommand {
                 completionHandler: { skipped, failed, completed in
                     announce(skipped, failed, completed)
                     continuation.resume()
-                }, manager: pipeline.manager)
+                }, manager: session.manager)
             prefetcher.maxConcurrentDownloads = concurrency
             prefetcher.start()
         }

@@ -69,12 +69,12 @@ struct ViewCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         if let outputFile {
-            let pipeline = Pipeline(
+            let session = CommandSession(
                 cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger,
                 httpCachePolicy: cacheOptions.httpCachePolicy)
             let output = try OutputFile(outputFile)
-            let failures = try await ViewSnapshot(manager: pipeline.manager).write(sources, to: output)
-            await pipeline.shutdown()
+            let failures = try await ViewSnapshot(manager: session.manager).write(sources, to: output)
+            await session.shutdown()
             if failures > 0 { throw ExitCode.failure }
             return
         }
@@ -85,7 +85,7 @@ struct ViewCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let placeholderImage = try PlaceholderFile.load(placeholder)
-        let pipeline = Pipeline(
+        let session = CommandSession(
             cache: try cacheOptions.makeCache(), concurrency: 4, logger: logger,
             httpCachePolicy: cacheOptions.httpCachePolicy)
         let screen = TerminalScreen()
@@ -100,10 +100,10 @@ struct ViewCommand: AsyncParsableCommand {
         let views = regions.map {
             TerminalImageView(screen: screen, region: $0, renderer: renderer, loopCount: loops)
         }
-        let failures = await ViewRunner(manager: pipeline.manager, options: options).show(sources, in: views)
+        let failures = await ViewRunner(manager: session.manager, options: options).show(sources, in: views)
         screen.finish()
         interrupt.cancel()
-        await pipeline.shutdown()
+        await session.shutdown()
         if failures > 0 { throw ExitCode.failure }
     }
 

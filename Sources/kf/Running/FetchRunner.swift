@@ -13,7 +13,7 @@ struct FetchRunner {
         case file(OutputFile)
     }
 
-    let pipeline: Pipeline
+    let session: CommandSession
     let processor: any ImageProcessor
     let serializer: any CacheSerializer
     /// The format the results must have (`--format`); `nil` keeps the source's.
@@ -84,14 +84,14 @@ struct FetchRunner {
         var record = FetchRecord(source: argument.text, milliseconds: 0)
         if await mayServeFromDisk(argument.source), let cached = cachedBytes(for: argument.source.cacheKey) {
             serve(cached, into: &record, outputName: outputName)
-            if case .network = argument.source, pipeline.manager.httpCachePolicy.followsHeaders {
+            if case .network = argument.source, session.manager.httpCachePolicy.followsHeaders {
                 record.validation = HTTPValidation.fresh.name
             }
             record.milliseconds = Self.milliseconds(since: start)
             return record
         }
         do {
-            let result = try await pipeline.manager.retrieveImage(with: argument.source, options: options)
+            let result = try await session.manager.retrieveImage(with: argument.source, options: options)
             if knowsPixelSize {
                 record.width = result.image.pixelWidth
                 record.height = result.image.pixelHeight
@@ -129,10 +129,10 @@ struct FetchRunner {
     /// source is not a network image; otherwise only when its HTTP cache record says fresh (the manager
     /// revalidates the rest).
     private func mayServeFromDisk(_ source: Source) async -> Bool {
-        guard case .network = source, pipeline.manager.httpCachePolicy.followsHeaders else { return true }
-        return await pipeline.cache.isFreshByHTTP(
+        guard case .network = source, session.manager.httpCachePolicy.followsHeaders else { return true }
+        return await session.cache.isFreshByHTTP(
             forKey: source.cacheKey, processorIdentifier: processor.identifier,
-            policy: pipeline.manager.httpCachePolicy)
+            policy: session.manager.httpCachePolicy)
     }
 
     /// The cached file of a source cached under this run's processor and format, read as the disk cache reads (an
@@ -143,7 +143,7 @@ struct FetchRunner {
         guard usesCache, !forceRefresh else { return nil }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: processor.identifier)
         guard
-            let data = try? pipeline.cache.diskStorage.value(forKey: computed, forcedExtension: cacheFileExtension),
+            let data = try? session.cache.diskStorage.value(forKey: computed, forcedExtension: cacheFileExtension),
             format == nil || data.kf.imageFormat == format,
             let size = data.kf.headerPixelSize
         else { return nil }
@@ -180,7 +180,7 @@ struct FetchRunner {
         head: Data, count: Int, full: Data?, file: URL?
     )? {
         if usesCache,
-            let file = pipeline.cache.cacheFileURLIfOnDisk(
+            let file = session.cache.cacheFileURLIfOnDisk(
                 forKey: key, processorIdentifier: processor.identifier, forcedExtension: cacheFileExtension),
             let (head, size) = Self.head(of: file), size > 0, !head.isEmpty,
             format == nil || head.kf.imageFormat == format

@@ -2,8 +2,8 @@ import Foundation
 import Kingfisher
 import Logging
 
-/// The manager a command works through: its own downloader (so concurrency applies) and cache.
-struct Pipeline {
+/// What one command retrieves through: a manager with its own downloader (so concurrency applies) and cache.
+struct CommandSession {
     let manager: KingfisherManager
     let cache: ImageCache
     let downloader: ImageDownloader
