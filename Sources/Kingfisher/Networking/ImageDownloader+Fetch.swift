@@ -138,17 +138,12 @@ extension ImageDownloader {
     /// The client that connects as `route` says: a pinned one (held by `route` until the download ends) when it
     /// names an address for a host name, else the pooled or the fresh-connection client.
     private func client(for url: URL, onFreshConnection: Bool, route: HopRoute) throws -> HTTPClient {
-        guard let address = route.address, let host = url.host, !host.isEmpty, Self.bare(host) != address else {
+        guard let address = route.address, let host = url.host, !host.isEmpty, HostName.bare(host) != address else {
             return onFreshConnection ? freshConnectionClient : client
         }
         let lease = try pinnedClients.lease(.init(host: host, address: address, freshConnections: onFreshConnection))
         route.hold(lease)
         return lease.client
-    }
-
-    /// A host without the brackets of an IPv6 literal.
-    private static func bare(_ host: String) -> String {
-        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// The next request when `response` is a redirect to follow; `nil` when it is the final response.

@@ -79,21 +79,20 @@ final class PinnedClients: Sendable {
 
     /// Shuts every client down; later leases fail.
     func shutdown() async {
-        let clients = state.withLock { state in
-            state.isShutDown = true
-            defer { state.entries = [:] }
-            return state.entries.values.map(\.client)
-        }
-        for client in clients { try? await client.shutdown() }
+        for client in takeAll() { try? await client.shutdown() }
     }
 
     /// Shuts every client down without waiting, for a downloader being released.
     func shutdownWithoutWaiting() {
-        let clients = state.withLock { state in
+        for client in takeAll() { client.shutdown { _ in } }
+    }
+
+    /// Every client, forgotten; later leases fail.
+    private func takeAll() -> [HTTPClient] {
+        state.withLock { state in
             state.isShutDown = true
             defer { state.entries = [:] }
             return state.entries.values.map(\.client)
         }
-        for client in clients { client.shutdown { _ in } }
     }
 }

@@ -52,7 +52,7 @@ package final class Limiter: Sendable {
                 run(action, for: nil)
             }
         } onPriorityEscalated: { _, raised in
-            state.withLock { $0.machine.raise(id, to: raised.rawValue) }
+            raise(id, to: raised)
         }
         defer { release(id) }
         return try await body()
@@ -68,7 +68,7 @@ package final class Limiter: Sendable {
             // Nothing but a cancellation handler refuses a waiter, and none is installed here.
             try? await wait(id)
         } onPriorityEscalated: { _, raised in
-            state.withLock { $0.machine.raise(id, to: raised.rawValue) }
+            raise(id, to: raised)
         }
         defer { release(id) }
         return try await body()
@@ -88,6 +88,11 @@ package final class Limiter: Sendable {
             let action = state.withLock { $0.machine.acquire(id, priority: priority, waiter: waiter) }
             run(action, for: waiter)
         }
+    }
+
+    /// A waiting `id`'s task was escalated: it moves up with it.
+    private func raise(_ id: Int, to priority: TaskPriority) {
+        state.withLock { $0.machine.raise(id, to: priority.rawValue) }
     }
 
     private func release(_ id: Int) {

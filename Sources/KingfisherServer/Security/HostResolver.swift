@@ -1,4 +1,5 @@
 import Foundation
+import Kingfisher
 import KingfisherLocking
 
 #if canImport(Glibc)
@@ -27,7 +28,7 @@ enum HostResolver {
     /// lookup itself cannot be stopped: it finishes on its thread, and its answer is dropped). An IP literal
     /// resolves to itself.
     static func addresses(of host: String, timeout: TimeInterval) async -> [ResolvedAddress] {
-        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let name = HostName.bare(host)
         let answered = Locked(false)
         return await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<[ResolvedAddress], Never>) in
             @Sendable func answer(_ addresses: [ResolvedAddress]) {

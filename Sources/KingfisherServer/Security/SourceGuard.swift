@@ -57,7 +57,7 @@ struct SourceGuard: ImageDownloadRedirectHandler, ConnectionAddressPolicy {
         guard let host = url.host, !host.isEmpty else { throw .sourceNotAllowed }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         if !allowedSources.isEmpty {
-            guard allowedSources.contains(where: { $0.allows(host: Self.bare(host), port: port) }) else {
+            guard allowedSources.contains(where: { $0.allows(host: HostName.bare(host), port: port) }) else {
                 throw .sourceNotAllowed
             }
             return nil
@@ -91,10 +91,6 @@ struct SourceGuard: ImageDownloadRedirectHandler, ConnectionAddressPolicy {
         }
     }
 
-    /// A host without the brackets of an IPv6 literal.
-    private static func bare(_ host: String) -> String {
-        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-    }
 }
 
 /// Vetted addresses by host name, each reused for a short lifetime (a bounded number of names).

@@ -29,8 +29,6 @@ final class ConnectionRegistry: Sendable {
         var waitingOrder: [(id: UInt64, since: UInt64)] = []
         var waitingHead = 0
         var counter: UInt64 = 0
-        var evicted = 0
-        var refused = 0
 
         mutating func noteWaiting(_ id: UInt64) {
             counter += 1
@@ -76,12 +74,8 @@ final class ConnectionRegistry: Sendable {
         let (admission, evicted) = state.withLock { state -> (Admission, (any Channel)?) in
             var evicted: (any Channel)?
             if state.entries.count >= limit {
-                guard let oldest = state.takeOldestWaiting() else {
-                    state.refused += 1
-                    return (.refused, nil)
-                }
+                guard let oldest = state.takeOldestWaiting() else { return (.refused, nil) }
                 evicted = oldest
-                state.evicted += 1
             }
             state.counter += 1
             let id = state.counter
@@ -106,10 +100,5 @@ final class ConnectionRegistry: Sendable {
 
     func remove(_ ticket: Ticket) {
         _ = state.withLock { $0.entries.removeValue(forKey: ticket.id) }
-    }
-
-    /// Connections open now, closed to make room so far, and refused so far.
-    var counts: (open: Int, evicted: Int, refused: Int) {
-        state.withLock { ($0.entries.count, $0.evicted, $0.refused) }
     }
 }
