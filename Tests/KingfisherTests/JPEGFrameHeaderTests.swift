@@ -4,7 +4,7 @@ import Testing
 
 @testable import Kingfisher
 
-@Suite("JPEG frame headers and the large-decode gate")
+@Suite("JPEG frame headers and the admission of large decodes")
 struct JPEGFrameHeaderTests {
     @Test("baseline and progressive JPEGs are told apart, with their size and components")
     func readsFrameHeader() throws {
@@ -36,70 +36,59 @@ struct JPEGFrameHeaderTests {
         return Data(bytes)
     }
 
-    @Test("large progressive JPEGs and other large images are gated; large baseline JPEGs and small images not")
-    func whatIsLarge() throws {
-        let pixels = 5120 * 2880
-        let progressive = try declaringLargeSize(Fixtures.progressiveJPEG())
-        let baseline = try declaringLargeSize(Fixtures.jpeg())
-        #expect(LargeDecodeGate.isLarge(progressive, format: .JPEG, pixels: pixels))
-        #expect(!LargeDecodeGate.isLarge(baseline, format: .JPEG, pixels: pixels))
-        #expect(LargeDecodeGate.isLarge(Fixtures.png(), format: .PNG, pixels: pixels))
-        #expect(!LargeDecodeGate.isLarge(progressive, format: .JPEG, pixels: 1_000_000))
-    }
-
-    @Test("large decodes run one at a time")
-    func oneLargeDecodeAtATime() throws {
-        let large = try declaringLargeSize(Fixtures.progressiveJPEG())
-        let small = Fixtures.progressiveJPEG()
-        let running = Counter()
-        let maximum = Counter()
-        // Each on its own thread, as decodes run on the processing pool's threads.
-        let group = DispatchGroup()
-        for index in 0..<6 {
-            group.enter()
-            Thread {
-                defer { group.leave() }
-                do {
-                    let isLarge = index.isMultiple(of: 2)
-                    let gate = LargeDecodeGate.enter(
-                        isLarge ? large : small, format: .JPEG, pixels: isLarge ? 5120 * 2880 : 64 * 48)
-                    defer { gate.leave() }
-                    if isLarge {
-                        maximum.raise(to: running.add(1))
-                        Thread.sleep(forTimeInterval: 0.03)
-                        _ = running.add(-1)
-                    } else {
-                        Thread.sleep(forTimeInterval: 0.01)
-                    }
-                }
-            }.start()
-        }
-        group.wait()
-        #expect(maximum.value == 1)
+    /// A PNG whose header declares 5120 × 2880 (its pixels are the fixture's; only the header is read).
+    private func pngDeclaringLargeSize() -> Data {
+        var bytes = [UInt8](Fixtures.png())
+        bytes.replaceSubrange(16..<24, with: [0, 0, 0x14, 0x00, 0, 0, 0x0B, 0x40])
+        return Data(bytes)
     }
 
     @Test(
-        "work admitted before the pool: large progressive JPEGs one at a time, and the decode inside passes",
-        .timeLimit(.minutes(1)))
-    func admittedWork() async throws {
-        let large = try declaringLargeSize(Fixtures.progressiveJPEG())
+        "large progressive JPEGs and other large images wait for admission; large baseline JPEGs and small images not")
+    func whatIsLarge() throws {
+        let progressive = try declaringLargeSize(Fixtures.progressiveJPEG())
+        let baseline = try declaringLargeSize(Fixtures.jpeg())
+        #expect(DecodeStage.needsAdmission(progressive))
+        #expect(!DecodeStage.needsAdmission(baseline))
+        #expect(DecodeStage.needsAdmission(pngDeclaringLargeSize()))
+        #expect(!DecodeStage.needsAdmission(Fixtures.png()))
+        #expect(!DecodeStage.needsAdmission(Fixtures.progressiveJPEG()))
+        #expect(!DecodeStage.needsAdmission(nil))
+    }
+
+    /// The most jobs that ran at once when three decodes of `data` went to a three-thread stage together, each
+    /// waiting (up to 1 s) for the other two to join it.
+    private func mostAtOnce(_ data: Data, largeDecodesOneAtATime: Bool) async -> Int {
+        var configured = ImageEngine.Configuration.default
+        configured.decodeConcurrency = 3
+        configured.largeDecodesOneAtATime = largeDecodesOneAtATime
+        let engine = configured
+        let stage = DecodeStage(threads: 3)
         let running = Counter()
         let maximum = Counter()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    await DecodeExecutor.run(on: nil, decoding: large) {
-                        // The decoder's own gate: it must let admitted work through, or this deadlocks.
-                        let gate = LargeDecodeGate.enter(large, format: .JPEG, pixels: 5120 * 2880)
-                        defer { gate.leave() }
+                    await stage.run(on: nil, decoding: data, engine: engine) {
                         maximum.raise(to: running.add(1))
-                        Thread.sleep(forTimeInterval: 0.03)
+                        let deadline = Date().addingTimeInterval(1)
+                        while maximum.value < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
                         _ = running.add(-1)
                     }
                 }
             }
         }
-        #expect(maximum.value == 1)
+        return maximum.value
+    }
+
+    @Test(
+        "large decodes are admitted one at a time before they take a thread; others run together",
+        .timeLimit(.minutes(1)))
+    func admittedWork() async throws {
+        let large = try declaringLargeSize(Fixtures.progressiveJPEG())
+        #expect(await mostAtOnce(large, largeDecodesOneAtATime: true) == 1)
+        #expect(await mostAtOnce(large, largeDecodesOneAtATime: false) == 3)
+        #expect(await mostAtOnce(Fixtures.progressiveJPEG(), largeDecodesOneAtATime: true) == 3)
     }
 }
 

@@ -15,23 +15,25 @@ enum CachedImageRebuild {
     }
 
     /// `image` made again from its animated data by the options' processor, with the options' creating options,
-    /// on the processing pool. The failure is Kingfisher's `processingFailed` (Kingfisher hands out an empty image).
+    /// on `decoder`. The failure is Kingfisher's `processingFailed` (Kingfisher hands out an empty image).
     static func rebuilt(
-        _ image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo
+        _ image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
+        engine: ImageEngine.Configuration
     ) async -> Result<KFCrossPlatformImage, KingfisherError> {
         guard let data = image.animatedImageData else { return .success(image) }
-        return await processed(.data(data), options: options)
+        return await processed(.data(data), options: options, on: decoder, engine: engine)
     }
 
-    /// `item` through the options' processor on the processing pool; for an image a disk cache holding original
+    /// `item` through the options' processor on `decoder`; for an image a disk cache holding original
     /// data gave back (the serializer's ``CacheSerializer/originalDataUsed``), which is not processed yet.
     static func processed(
-        _ item: ImageProcessItem, options: KingfisherParsedOptionsInfo
+        _ item: ImageProcessItem, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
+        engine: ImageEngine.Configuration
     ) async -> Result<KFCrossPlatformImage, KingfisherError> {
         let processor = options.processor
         var data: Data?
         if case .data(let bytes) = item { data = bytes }
-        let outcome = await DecodeExecutor.run(on: options.processingQueue, decoding: data, engine: options.engine) {
+        let outcome = await decoder.run(on: options.processingQueue, decoding: data, engine: engine) {
             ProcessingFailure.run(processor, item: item, options: options)
         }
         switch outcome {

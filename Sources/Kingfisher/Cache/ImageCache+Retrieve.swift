@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import KingfisherLocking
 
 extension ImageCache {
@@ -101,11 +101,11 @@ extension ImageCache {
     }
 
     /// The disk hit of `key@<processor>`: its bytes read on ``ioQueue``, then decoded with the options' serializer
-    /// on the ``DecodeExecutor``; a file that no longer decodes is removed and counts as a miss. Concurrent lookups
+    /// on `decoder` (the cache's own by default); a file that no longer decodes is removed and counts as a miss. Concurrent lookups
     /// of one entry (with the same image options) share one read and one decode. `nil` when the calling task was
     /// cancelled first. Each caller's lookup counts as a disk hit or miss.
     func imageFromDisk(
-        forKey key: String, options: KingfisherParsedOptionsInfo
+        forKey key: String, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage? = nil
     ) async -> Result<KFCrossPlatformImage?, KingfisherError>? {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
         let found = await diskReads.value(for: DiskReadKey(computed, options)) { [self] in
@@ -115,7 +115,7 @@ extension ImageCache {
             let metrics = self.metrics
             // Every lookup waiting for this one left while its decode waited: the decode never runs.
             guard
-                let decoded = await DecodeExecutor.runUnlessCancelled(
+                let decoded = await (decoder ?? self.decoder).runUnlessCancelled(
                     on: nil, decoding: data, engine: options.engine ?? engine,
                     { metrics.timeDecode { serializer.image(with: data, options: options) } })
             else { return .success(nil) }
@@ -159,6 +159,12 @@ extension ImageCache {
                 continuation.resume()
             }
         }
+    }
+
+    /// The bytes of the disk entry under `computedKey` (a key with its processor's identifier already), read on
+    /// ``ioQueue``, not decoded and not counted as a lookup; `nil` on a miss or a failed read. For `kf serve`.
+    package func diskData(forComputedKey computedKey: String) async -> Data? {
+        try? await readFromDisk(computedKey: computedKey, options: KingfisherParsedOptionsInfo(nil)).get()
     }
 
     /// The bytes of a disk entry, read on ``ioQueue``; `.success(nil)` on a miss.

@@ -80,17 +80,19 @@ extension ImageCache {
         }
     }
 
-    /// The disk bytes of `image` for the pipeline's store: the options' serializer run on the ``DecodeExecutor``
+    /// The disk bytes of `image` for the pipeline's store: the options' serializer run on `decoder` (the cache's
+    /// own by default)
     /// (never inside the write barrier, so an encode does not hold up disk lookups). A serializer that gives no
     /// bytes fails with `cannotSerializeImage` (logged).
     func encodeForDisk(
-        _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo
+        _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo,
+        on decoder: DecodeStage? = nil
     ) async -> Result<Data, KingfisherError> {
         let serializer = options.cacheSerializer
         let metrics = self.metrics
         // On the executor's own threads: a `processingQueue` is where images are processed (as in Kingfisher, whose
         // encode runs on the cache's queue), not where the cache's bytes are made.
-        let data = await DecodeExecutor.run(on: nil, engine: options.engine ?? engine) {
+        let data = await (decoder ?? self.decoder).run(on: nil, engine: options.engine ?? engine) {
             metrics.timeEncode { serializer.data(with: image, original: original) }
         }
         guard let data else {

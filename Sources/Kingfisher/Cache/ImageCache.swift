@@ -41,8 +41,11 @@ public final class ImageCache: Sendable {
     }
 
     /// Where disk I/O runs: concurrent for reads, exclusive (barrier) for writes and removals. Decoding and
-    /// encoding run on the ``DecodeExecutor``, never here.
+    /// encoding run on a ``DecodeStage``, never here.
     let ioQueue: DispatchQueue
+    /// Where the cache's own callers' disk hits are decoded and their disk bytes encoded (a manager's retrievals
+    /// bring the manager's stage): threads of the cache's own, started on first use.
+    let decoder = DecodeStage(threads: ImageEngine.Configuration.default.decodeConcurrency)
     private let engineConfiguration = Locked(ImageEngine.Configuration.default)
 
     /// The decode limits and concurrency of disk hits and disk encodes made for this cache's own callers (a

@@ -163,9 +163,9 @@ extension ImageRetrieval {
         }
         var prepared: Result<KFCrossPlatformImage, KingfisherError>?
         if cacheType == .memory, CachedImageRebuild.isNeeded(for: found, options: options) {
-            prepared = await CachedImageRebuild.rebuilt(found, options: options)
+            prepared = await CachedImageRebuild.rebuilt(found, options: options, on: decoder, engine: engine)
         } else if cacheType == .disk, options.cacheSerializer.originalDataUsed, hasCustomProcessor {
-            prepared = await CachedImageRebuild.processed(.image(found), options: options)
+            prepared = await CachedImageRebuild.processed(.image(found), options: options, on: decoder, engine: engine)
         }
         let image: KFCrossPlatformImage
         switch prepared {
@@ -203,7 +203,9 @@ extension ImageRetrieval {
     ) async -> (KFCrossPlatformImage, CacheType)? {
         if let image = cache.retrieveImageInMemoryCache(forKey: key, options: options) { return (image, .memory) }
         guard !options.fromMemoryCacheOrRefresh, !isCancelled else { return nil }
-        guard case .success(let image?)? = await cache.imageFromDisk(forKey: key, options: options) else { return nil }
+        guard case .success(let image?)? = await cache.imageFromDisk(forKey: key, options: options, on: decoder) else {
+            return nil
+        }
         return (image, .disk)
     }
 
@@ -266,8 +268,8 @@ extension ImageRetrieval {
             guard !isCancelled else { return nil }
             // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
             guard
-                let outcome = await DecodeExecutor.runUnlessCancelled(
-                    on: options.processingQueue, decoding: data, engine: options.engine,
+                let outcome = await decoder.runUnlessCancelled(
+                    on: options.processingQueue, decoding: data, engine: engine,
                     { metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) } })
             else { return nil }
             if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) = outcome,
@@ -281,7 +283,7 @@ extension ImageRetrieval {
         guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !isCancelled else {
             return nil
         }
-        return await DecodeExecutor.runUnlessCancelled(on: options.processingQueue, engine: options.engine) {
+        return await decoder.runUnlessCancelled(on: options.processingQueue, engine: engine) {
             metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
         }
     }
@@ -311,7 +313,7 @@ extension ImageRetrieval {
         downloadOptions.conditionalHeaders = conditionalHeaders
         if options.httpCachePolicy?.resumes == true { downloadOptions.partialDownloads = targetCache.partialDownloads }
         let loaded = await downloader.download(
-            resource.downloadURL, options: downloadOptions, progressBlock: progress, handle: handle)
+            resource.downloadURL, options: downloadOptions, progressBlock: progress, handle: handle, decoder: decoder)
         let clock = targetCache.diskStorage.config.now
         return loaded.map {
             FetchedImage(
@@ -321,7 +323,7 @@ extension ImageRetrieval {
     }
 
     /// Step 4 for a provider: its data, decoded and processed on the decode executor. Concurrent retrievals of one
-    /// provider key with the same processing share one load (see ``KingfisherManager/providerLoads``); the load is
+    /// provider key with the same processing share one load (see ``ImagePipeline/providerLoads``); the load is
     /// cancelled when every retrieval waiting for it was, so a provider that honours task cancellation (a
     /// ``ThumbnailImageDataProvider`` downloading) stops early. A cancel from here until the commit reports
     /// ``KingfisherError/RequestErrorReason/dataProviderCancelled(provider:)`` at once (as Kingfisher 8.11 does,
@@ -332,9 +334,9 @@ extension ImageRetrieval {
         guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = internalOptions
         let key = ProviderLoadKey(cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions))
-        let metrics = self.metrics
+        let (metrics, decoder, engine) = (self.metrics, self.decoder, self.engine)
         let loaded = await providerLoads.value(for: key) {
-            await Self.load(provider, options: processingOptions, metrics: metrics)
+            await Self.load(provider, options: processingOptions, on: decoder, engine: engine, metrics: metrics)
         }
         // Cancelled while the provider worked: the caller was told.
         guard let loaded, !isCancelled else { return .failure(cancelled) }
@@ -343,7 +345,8 @@ extension ImageRetrieval {
 
     /// A provider's data, decoded and processed.
     private static func load(
-        _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo, metrics: ManagerMetrics
+        _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
+        engine: ImageEngine.Configuration, metrics: ManagerMetrics
     ) async -> Result<FetchedImage, KingfisherError> {
         let data: Data
         do {
@@ -357,8 +360,8 @@ extension ImageRetrieval {
             return .failure(.requestError(reason: .dataProviderCancelled(provider: provider)))
         }
         guard
-            let result = await DecodeExecutor.runUnlessCancelled(
-                on: options.processingQueue, decoding: data, engine: options.engine,
+            let result = await decoder.runUnlessCancelled(
+                on: options.processingQueue, decoding: data, engine: engine,
                 { metrics.timeProvider { ProcessingStage.image(from: data, options: options) } })
         else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }

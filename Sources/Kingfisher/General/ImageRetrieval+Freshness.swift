@@ -74,14 +74,15 @@ extension ImageRetrieval {
         var conditional = internalOptions
         conditional.conditionalHeaders = record.conditionalHeaders
         conditional.waitForCache = true
-        let downloader = self.downloader
+        let (downloader, decoder) = (self.downloader, self.decoder)
         let key = resource.cacheKey
         let cache = targetCache
         let expiration = options.diskCacheExpiration
         let processor = options.processor
         Task.detached(priority: .utility) {
             let loaded = await downloader.download(
-                resource.downloadURL, options: conditional, progressBlock: nil, handle: DownloadTask())
+                resource.downloadURL, options: conditional, progressBlock: nil, handle: DownloadTask(),
+                decoder: decoder)
             guard case .success(let fetched) = loaded,
                 let response = fetched.response?.measured(by: cache.diskStorage.config.now)
             else { return }

@@ -78,7 +78,9 @@ extension ImageRetrieval {
         var writes: [PendingWrite] = []
         var outcome = StoreOutcome()
         if toDisk {
-            switch await targetCache.encodeForDisk(image, original: original, forKey: key, options: storeOptions) {
+            switch await targetCache.encodeForDisk(
+                image, original: original, forKey: key, options: storeOptions, on: decoder)
+            {
             case .success(let data):
                 outcome.encoded = data
                 let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)

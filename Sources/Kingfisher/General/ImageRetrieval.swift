@@ -25,6 +25,8 @@ final class ImageRetrieval: Sendable {
     let providerLoads: SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>
     /// The manager's disk stores in progress, shared by retrievals storing the same image under the same key.
     let diskStores: SharedWork<DiskStoreKey, StoreOutcome>
+    /// Where the retrieval's decodes run: the manager's.
+    let decoder: DecodeStage
     /// The call's logger, else the manager's; `nil` logs nothing.
     let logger: Logger?
     let metrics: ManagerMetrics
@@ -59,8 +61,9 @@ final class ImageRetrieval: Sendable {
         }
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
-        self.providerLoads = manager.providerLoads
-        self.diskStores = manager.diskStores
+        self.providerLoads = manager.pipeline.providerLoads
+        self.diskStores = manager.pipeline.diskStores
+        self.decoder = manager.pipeline.decoder
     }
 
     /// Runs the retrieval in a task of its own and delivers its result once on the callback queue (after closing
@@ -130,6 +133,9 @@ final class ImageRetrieval: Sendable {
         original.processor = DefaultImageProcessor.default
         return original
     }
+
+    /// The decode limits of the retrieval: the call's, else the manager's.
+    var engine: ImageEngine.Configuration { options.engine ?? .default }
 
     /// Whether a processor other than the default is set, so an original image can differ from the result.
     var hasCustomProcessor: Bool { !options.processor.identifier.isEmpty }

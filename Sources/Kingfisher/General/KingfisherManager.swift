@@ -41,19 +41,16 @@ public final class KingfisherManager: Sendable {
     }
 
     private let defaults = Locked(Defaults())
-    private let engineConfiguration = Locked(ImageEngine.Configuration.default)
-    /// Provider loads in progress: concurrent retrievals of one provider key with the same processing share one
-    /// load, decode and processing run.
-    let providerLoads = SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>()
-    /// Disk stores in progress: concurrent retrievals storing one image under one key encode and write it once.
-    let diskStores = SharedWork<DiskStoreKey, StoreOutcome>()
+    /// The stages, limits and shared work of this manager's retrievals.
+    let pipeline = ImagePipeline(configuration: .init(engine: .default))
 
     /// The decode limits and concurrency of this manager's retrievals (providers, originals processed again, and
     /// the downloads and disk reads they make): ``ImageEngine/Configuration/default`` as it was when the manager
-    /// was made, by default. Ours.
+    /// was made, by default. Its decodes run on threads of its own, so two managers never wait for each other's.
+    /// Ours.
     public var engine: ImageEngine.Configuration {
-        get { engineConfiguration.withLock { $0 } }
-        set { engineConfiguration.withLock { $0 = newValue } }
+        get { pipeline.configuration.engine }
+        set { pipeline.configuration.engine = newValue }
     }
 
     private let loggerStorage = Locked<Logger?>(nil)

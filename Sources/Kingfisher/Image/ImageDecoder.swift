@@ -17,8 +17,6 @@ enum ImageDecoder {
             Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int, pages: Int?) in
                 let opened = try open(bytes, format: format, allFrames: animated)
                 let pixels = opened.width * opened.height
-                let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
-                defer { gate.leave() }
                 let image = try failing(format) { () throws(VipsError) in
                     if format == .SVG { try SVGDrawingCost.check(bytes, pixels: pixels) }
                     return try upright(opened.srgb8().materialised(forPixels: pixels)).withoutProfile()
@@ -68,8 +66,6 @@ enum ImageDecoder {
                     }
                     pixels = drawn
                 }
-                let gate = LargeDecodeGate.enter(data, format: format, pixels: pixels)
-                defer { gate.leave() }
                 let image = try failing(format) { () throws(VipsError) in
                     try shrunkOnLoad(bytes, of: data, format: format, header: header, side: side) {
                         shrunk throws(VipsError) in try shrunk.srgb8().materialised(forPixels: pixels).withoutProfile()

@@ -32,14 +32,14 @@ extension ImageEngine {
         }
         /// How long one decode or processing run may compute (see ``ImageEngine/timeLimit``).
         public var timeLimit: TimeLimit
-        /// How many decodes and processing runs happen at once: the threads of the decode executor. One per core
-        /// by default; values below 1 count as 1.
+        /// How many decodes and processing runs of one owner happen at once: the threads of its decode stage. One
+        /// per core by default; values below 1 count as 1.
         public var decodeConcurrency: Int {
             didSet { decodeConcurrency = max(1, decodeConcurrency) }
         }
-        /// Whether memory-hungry decodes (a progressive JPEG of 8 megapixels or more keeps every coefficient until
-        /// its last scan) run one at a time, process-wide. `true` by default: two at once on two cores doubled a
-        /// prefetch's peak memory.
+        /// Whether memory-hungry decodes (an image declaring 8 megapixels or more; a progressive JPEG keeps every
+        /// coefficient until its last scan) wait for each other, one at a time per owner, before they take a
+        /// thread. `true` by default: two at once on two cores doubled a prefetch's peak memory.
         public var largeDecodesOneAtATime: Bool
 
         public init(

@@ -21,18 +21,21 @@ final class DownloadWaiter: Sendable {
     let progressBlock: DownloadProgressBlock?
     /// The caller's handle: previews stop when it is cancelled.
     let handle: DownloadTask
+    /// Where the caller's image is decoded and processed: its pipeline's stage, or the downloader's own.
+    let decoder: DecodeStage
     /// The caller's task priority when it joined: the shared download runs at the highest of its waiters'.
     let priority: TaskPriority
     private let continuation: DeliverOnce<Result<ImageLoadingResult, KingfisherError>>
 
     init(
         url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        resume: @escaping @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void
+        decoder: DecodeStage, resume: @escaping @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void
     ) {
         self.url = url
         self.options = options
         self.progressBlock = progressBlock
         self.handle = handle
+        self.decoder = decoder
         self.priority = Task.currentPriority
         self.continuation = DeliverOnce(resume)
     }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -19,13 +20,14 @@ extension ImageDownloader {
     /// such a server, one in five failed so). A new connection the server closes unanswered fails: that is the
     /// server's answer. It is independent of the caller's ``RetryStrategy`` and covers every redirect hop.
     func executeResendingOnClosedConnection(
-        _ request: URLRequest, timeout: TimeInterval, route: HopRoute
+        _ request: URLRequest, timeout: TimeInterval, route: HopRoute, logger: Logger?
     ) async throws -> HTTPClientResponse {
         do {
-            return try await execute(request, timeout: timeout, route: route)
+            return try await execute(request, timeout: timeout, route: route, logger: logger)
         } catch {
             guard Self.isClosedBeforeResponse(error), Self.isIdempotent(request), !Task.isCancelled else { throw error }
-            return try await execute(request, timeout: timeout, onFreshConnection: true, route: route)
+            return try await execute(
+                request, timeout: timeout, onFreshConnection: true, route: route, logger: logger)
         }
     }
 

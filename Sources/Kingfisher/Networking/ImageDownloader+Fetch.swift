@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KingfisherLocking
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -49,7 +50,8 @@ extension ImageDownloader {
                 let url = request.url ?? task.url
                 trace.fetching(url)
                 route.address = try await connectionAddressPolicy?.address(toConnectFor: url)
-                let response = try await executeResendingOnClosedConnection(request, timeout: timeout, route: route)
+                let response = try await executeResendingOnClosedConnection(
+                    request, timeout: timeout, route: route, logger: task.requestLogger)
                 let httpResponse = HTTPURLResponse(url: url, head: response)
                 lastResponse = httpResponse
                 trace.received(httpResponse)
@@ -107,7 +109,8 @@ extension ImageDownloader {
     /// Sends `request`, on a connection of its own when `onFreshConnection` (else on one from the pool), to the
     /// address `route` names when it names one.
     func execute(
-        _ request: URLRequest, timeout: TimeInterval, onFreshConnection: Bool = false, route: HopRoute
+        _ request: URLRequest, timeout: TimeInterval, onFreshConnection: Bool = false, route: HopRoute,
+        logger: Logger?
     ) async throws -> HTTPClientResponse {
         let url = request.url ?? URL(fileURLWithPath: "/")
         var clientRequest = HTTPClientRequest(url: url.absoluteString)
@@ -132,7 +135,7 @@ extension ImageDownloader {
         // AsyncHTTPClient hands the response (and its body stream, made on the event loop) over by resuming a
         // continuation, often before this task reached its await: make that hand-off visible to ThreadSanitizer.
         defer { ThreadSanitizer.acquireAfterContinuation() }
-        return try await client.execute(clientRequest, timeout: .milliseconds(milliseconds))
+        return try await client.execute(clientRequest, timeout: .milliseconds(milliseconds), logger: logger)
     }
 
     /// The client that connects as `route` says: a pinned one (held by `route` until the download ends) when it

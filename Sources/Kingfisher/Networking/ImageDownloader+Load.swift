@@ -16,14 +16,14 @@ extension ImageDownloader {
     /// errors (an empty request, an invalid URL) end the download before a request exists.
     func load(
         _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        joined: JoinedAttempt? = nil
+        joined: JoinedAttempt? = nil, decoder: DecodeStage? = nil
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         var retriedCount = 0
         var userInfo: (any Sendable)?
         var joined = joined
         while true {
             let result = await attempt(
-                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined)
+                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined, decoder: decoder)
             joined = nil
             guard case .failure(let error) = result, let strategy = options.retryStrategy, !error.isTaskCancelled,
                 !error.isRequestError
@@ -63,7 +63,7 @@ extension ImageDownloader {
     /// caller joined already (see ``joinSynchronously(_:options:progressBlock:handle:)``).
     private func attempt(
         _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        joined: JoinedAttempt? = nil
+        joined: JoinedAttempt? = nil, decoder: DecodeStage?
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         if let joined { return await joined.result() }
         guard !Task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
@@ -73,7 +73,9 @@ extension ImageDownloader {
         case .success(let prepared): request = Self.adding(options.conditionalHeaders, to: prepared)
         case .failure(let error): return .failure(error)
         }
-        return await join(request, url: url, options: options, progressBlock: progressBlock, handle: handle).result()
+        let joined = join(
+            request, url: url, options: options, progressBlock: progressBlock, handle: handle, decoder: decoder)
+        return await joined.result()
     }
 
     /// The request for `url`: the modifier's (an `async` modifier awaited), checked.
@@ -137,11 +139,11 @@ extension ImageDownloader {
     /// Joins (or creates and starts) the shared HTTP task for `request` as a new waiter.
     private func join(
         _ request: URLRequest, url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
-        handle: DownloadTask
+        handle: DownloadTask, decoder: DecodeStage?
     ) -> JoinedAttempt {
         let attempt = JoinedAttempt()
         let waiter = DownloadWaiter(
-            url: url, options: options, progressBlock: progressBlock, handle: handle,
+            url: url, options: options, progressBlock: progressBlock, handle: handle, decoder: decoder ?? self.decoder,
             resume: { attempt.resolve($0) })
         let joined = join(request, caller: waiter)
         if joined.isNew {
@@ -170,7 +172,7 @@ extension ImageDownloader {
         case .success(let request):
             return join(
                 Self.adding(options.conditionalHeaders, to: request), url: url, options: options,
-                progressBlock: progressBlock, handle: handle)
+                progressBlock: progressBlock, handle: handle, decoder: nil)
         case .failure(let error):
             let failed = JoinedAttempt()
             failed.resolve(.failure(error))
@@ -321,10 +323,11 @@ extension ImageDownloader {
     /// ``start(_:options:progressBlock:handle:finishesHandle:completion:)``). Cancelling the calling task cancels
     /// the download; `handle` stays the caller's (it is not finished here).
     func download(
-        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
+        decoder: DecodeStage? = nil
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         guard type(of: self) != ImageDownloader.self else {
-            return await load(url, options: options, progressBlock: progressBlock, handle: handle)
+            return await load(url, options: options, progressBlock: progressBlock, handle: handle, decoder: decoder)
         }
         return await withTaskCancellationHandler {
             await withSanitizedCheckedContinuation { continuation in

@@ -84,20 +84,20 @@ extension ImageDownloader {
         let headers = fetched.responseHeaders
         var queue = ProcessingGroups()
         queue.add(callers)
-        while let (key, options, tokens) = queue.next() {
+        while let (key, options, decoder, tokens) = queue.next() {
             let metrics = self.metrics
             let engine = options.engine ?? configuration.engine
-            // A task of its own, so that the group's last caller leaving can stop it alone.
-            let decode = Task(priority: Task.currentPriority) {
-                await DecodeExecutor.runUnlessCancelled(on: options.processingQueue, decoding: data, engine: engine) {
-                    metrics.timeProcessing(headerOnly: options.processor is ImageHeaderCheck.Processor) {
-                        ProcessingStage.image(from: data, options: options)
-                    }
+            // The group's last caller leaving takes the decode out of its queue.
+            let stop = PermitStop()
+            let anyoneLeft = task.state.withLock { $0.beginDecode(for: tokens) { stop.stop() } }
+            if !anyoneLeft { stop.stop() }
+            let result = await decoder.runUnlessCancelled(
+                on: options.processingQueue, decoding: data, engine: engine, stoppedBy: stop
+            ) {
+                metrics.timeProcessing(headerOnly: options.processor is ImageHeaderCheck.Processor) {
+                    ProcessingStage.image(from: data, options: options)
                 }
             }
-            let anyoneLeft = task.state.withLock { $0.beginDecode(for: tokens) { decode.cancel() } }
-            if !anyoneLeft { decode.cancel() }
-            let result = await decode.value
             // Callers that joined meanwhile: those of this group take this result, the others queue for a run of
             // their own. The task finishes when this was the last group and nobody else joined.
             while true {
@@ -156,12 +156,13 @@ private struct ProcessingGroups {
         }
     }
 
-    /// The group to run next, the options it runs with and its callers' tokens.
-    func next() -> (key: ProcessingKey, options: KingfisherParsedOptionsInfo, tokens: [CancelToken])? {
-        guard let key = order.first, let group = groups[key], let options = group.first?.waiter.options else {
-            return nil
-        }
-        return (key, options, group.map(\.token))
+    /// The group to run next, the options it runs with, the stage it is decoded on (its first caller's) and its
+    /// callers' tokens.
+    func next() -> (
+        key: ProcessingKey, options: KingfisherParsedOptionsInfo, decoder: DecodeStage, tokens: [CancelToken]
+    )? {
+        guard let key = order.first, let group = groups[key], let first = group.first?.waiter else { return nil }
+        return (key, first.options, first.decoder, group.map(\.token))
     }
 
     /// Whether no group but `key` is waiting.

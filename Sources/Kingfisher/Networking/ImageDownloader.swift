@@ -43,6 +43,9 @@ open class ImageDownloader: @unchecked Sendable {
     /// The downloader's metrics, made with the metrics factory current when it is created.
     let metrics: DownloaderMetrics
     let scheduler = Locked(Scheduler())
+    /// Where the images of the downloader's own callers are decoded and processed (a manager's retrievals bring
+    /// the manager's stage): threads of the downloader's own, started on first use.
+    let decoder: DecodeStage
     private let settings: Locked<Settings>
 
     struct Settings {
@@ -65,6 +68,7 @@ open class ImageDownloader: @unchecked Sendable {
         self.name = name
         self.configuration = configuration
         self.metrics = DownloaderMetrics(downloaderName: name)
+        self.decoder = DecodeStage(threads: configuration.engine.decodeConcurrency)
         var clientConfiguration = configuration.httpClient
         clientConfiguration.redirectConfiguration = .disallow
         client = HTTPClient(

@@ -65,7 +65,9 @@ extension ImagePrefetcher {
                     return
                 }
                 // libvips reads the header on the pool, as every other libvips call of a retrieval runs there.
-                let checked = await DecodeExecutor.run(on: fetchOptions.processingQueue, engine: fetchOptions.engine) {
+                let checked = await manager.pipeline.decoder.run(
+                    on: fetchOptions.processingQueue, engine: fetchOptions.engine ?? manager.engine
+                ) {
                     ImageHeaderCheck.check(data, allFrames: allFrames, processor: processor)
                 }
                 fetched(checked.map { (data, nil) })

@@ -16,15 +16,6 @@ extension ProgressivePreviewer {
         let sink: PreviewSink
     }
 
-    /// Where previews are decoded: threads of their own (half the cores, at least one), so a preview never takes a
-    /// thread from the final decodes of the processing pool, and each at a lower priority (nice 10), so on a busy
-    /// machine the final decodes get the CPU first. It lives for the process.
-    static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
-        pool.start()
-        return pool
-    }()
-
     /// The preview of `job`, or `nil` when it does not decode or the processor gives nothing.
     ///
     /// With the default processor, a shrink-on-load decode whose long side is at most

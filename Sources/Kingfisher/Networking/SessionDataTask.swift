@@ -1,6 +1,7 @@
 public import Foundation
 import NIOCore
 import KingfisherLocking
+import Logging
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -29,15 +30,19 @@ public final class SessionDataTask: Sendable {
     let redirectHandler: (any ImageDownloadRedirectHandler)?
     /// The first caller's store of cut-off bodies, for resuming this download and keeping it if cut off.
     let partialDownloads: PartialDownloadStore?
+    /// Where AsyncHTTPClient logs the request: the logger of the call that started it, else the downloader's
+    /// (AsyncHTTPClient's per-request logger); `nil` logs nothing.
+    let requestLogger: Logger?
     let state = Locked(StateMachine())
     // Strong: a task keeps its downloader alive until it ends (the downloader drops the task then).
     private let downloader: ImageDownloader
 
     init(
         originalURL: URL, request: URLRequest, key: RequestKey, redirectHandler: (any ImageDownloadRedirectHandler)?,
-        partialDownloads: PartialDownloadStore? = nil, downloader: ImageDownloader
+        partialDownloads: PartialDownloadStore? = nil, requestLogger: Logger? = nil, downloader: ImageDownloader
     ) {
         self.partialDownloads = partialDownloads
+        self.requestLogger = requestLogger
         self.url = originalURL
         self.originalURL = request.url ?? originalURL
         self.redirectHandler = redirectHandler

@@ -14,7 +14,7 @@ extension Limiter {
             case cancel(Waiter)
         }
 
-        let limit: Int
+        private(set) var limit: Int
         private var holders: Set<Int> = []
         private var waiting = PriorityQueue<UInt8, (id: Int, waiter: Waiter)>()
         /// Callers cancelled before they asked (a cancellation handler can run before the body it guards).
@@ -60,12 +60,24 @@ extension Limiter {
             return .none
         }
 
-        /// `id` gives its permit back: the next waiter (highest priority, earliest among equals) takes it.
+        /// `id` gives its permit back: the next waiter (highest priority, earliest among equals) takes it, unless
+        /// a lowered limit still has as many holders as it allows.
         mutating func release(_ id: Int) -> Action {
-            guard holders.remove(id) != nil else { return .none }
-            guard let next = waiting.popNext() else { return .none }
+            guard holders.remove(id) != nil, holders.count < limit, let next = waiting.popNext() else { return .none }
             holders.insert(next.id)
             return .resume(next.waiter)
+        }
+
+        /// Lets `limit` (at least one) hold a permit from now on: a raise hands the freed permits to the next waiters,
+        /// which the caller resumes; a lowered limit takes effect as holders give theirs back.
+        mutating func changeLimit(to limit: Int) -> [Waiter] {
+            self.limit = max(1, limit)
+            var admitted: [Waiter] = []
+            while holders.count < self.limit, let next = waiting.popNext() {
+                holders.insert(next.id)
+                admitted.append(next.waiter)
+            }
+            return admitted
         }
 
         /// Raises a waiting `id` to `priority` (never lowers it).

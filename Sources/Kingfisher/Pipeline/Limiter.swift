@@ -24,8 +24,15 @@ package final class Limiter: Sendable {
         state = Locked(State(machine: StateMachine(limit: limit)))
     }
 
-    /// How many callers it lets run at once.
-    package var limit: Int { state.withLock { $0.machine.limit } }
+    /// How many callers it lets run at once. Raising it lets waiters run at once; lowering it lets the callers
+    /// that hold a permit finish.
+    package var limit: Int {
+        get { state.withLock { $0.machine.limit } }
+        set {
+            let admitted = state.withLock { $0.machine.changeLimit(to: newValue) }
+            for waiter in admitted { waiter.resume() }
+        }
+    }
 
     /// How many callers hold a permit now.
     package var holdingCount: Int { state.withLock { $0.machine.holdingCount } }
@@ -39,17 +46,23 @@ package final class Limiter: Sendable {
     }
 
     /// Runs `body` once a permit is free, and gives the permit back when it returns. A caller cancelled while it
-    /// waits leaves the queue: `body` does not run.
-    /// - Throws: `CancellationError` when the calling task was cancelled before it got a permit, or what `body`
-    ///   throws.
-    package func withPermit<T: Sendable, Failure: Error>(_ body: () async throws(Failure) -> T) async throws -> T {
+    /// waits (its task, or `stop`) leaves the queue: `body` does not run.
+    /// - Throws: `CancellationError` when the calling task was cancelled, or `stop` stopped, before it got a
+    ///   permit, or what `body` throws.
+    package func withPermit<T: Sendable, Failure: Error>(
+        stoppedBy stop: PermitStop? = nil, _ body: () async throws(Failure) -> T
+    ) async throws -> T {
         let id = nextID()
+        let leave: @Sendable () -> Void = { [self] in
+            let action = state.withLock { $0.machine.cancel(id) }
+            run(action, for: nil)
+        }
+        stop?.onStop(leave)
         try await withTaskPriorityEscalationHandler {
             try await withTaskCancellationHandler {
                 try await wait(id)
             } onCancel: {
-                let action = state.withLock { $0.machine.cancel(id) }
-                run(action, for: nil)
+                leave()
             }
         } onPriorityEscalated: { _, raised in
             raise(id, to: raised)

@@ -2,7 +2,7 @@ import Foundation
 
 /// The processing stage: the options' processor over downloaded, provided or cached bytes, or over an image (an
 /// original processed again), with Kingfisher's errors. Runs on the caller's thread: callers put it on the
-/// ``DecodeExecutor``.
+/// ``DecodeStage``.
 enum ProcessingStage {
     /// The processor's image. When it gives none: `processingFailed`, as in Kingfisher, with a
     /// ``DecodingFailedProcessor`` carrying the decoder's reason when the data is not an image (empty, not an image

@@ -2,7 +2,7 @@ import Foundation
 public import Hummingbird
 public import Prometheus
 import HTTPTypes
-import Logging
+public import Logging
 import NIOCore
 
 extension ImageServer {
@@ -30,20 +30,23 @@ extension ImageServer {
             router.get("metrics") { _, _ in metrics() }
             router.head("metrics") { _, _ in Self.headOnly(metrics()) }
         }
-        router.get("**") { request, _ in
-            await self.respond(to: request)
+        router.get("**") { request, context in
+            await self.respond(to: request, logger: context.logger)
         }
-        router.head("**") { request, _ in
-            Self.headOnly(await self.respond(to: request))
+        router.head("**") { request, context in
+            Self.headOnly(await self.respond(to: request, logger: context.logger))
         }
     }
 
     /// The response to a thumbor URL request: the image, a `304` when `If-None-Match` names its tag, or an error.
-    public func respond(to request: Request) async -> Response {
+    /// - Parameter logger: the request's logger (Hummingbird's `context.logger`): the retrieval and its download
+    ///   log there, with the request's metadata. `nil` by default: the manager's and the downloader's loggers.
+    public func respond(to request: Request, logger requestLogger: Logger? = nil) async -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
         let response: Response
         do {
-            let result = try await result(forPath: request.uri.path, accept: request.headers[.accept])
+            let result = try await result(
+                forPath: request.uri.path, accept: request.headers[.accept], logger: requestLogger)
             response = success(result, ifNoneMatch: request.headers[values: .ifNoneMatch])
         } catch {
             let failure = ErrorResponse(error, retryAfter: configuration.retryAfter)

@@ -1,6 +1,7 @@
 import Foundation
 import Kingfisher
 import KingfisherLocking
+import Logging
 
 /// A result ready to send, and how it was found.
 struct ServedResult: Sendable {
@@ -11,7 +12,7 @@ struct ServedResult: Sendable {
 extension ImageServer {
     /// The result for a thumbor path (no query, as received) and the client's `Accept` header.
     /// - Throws: `ThumborURLError`, ``ImageServerError`` or `KingfisherError`; ``ErrorResponse`` maps them.
-    func result(forPath path: String, accept: String?) async throws -> ServedResult {
+    func result(forPath path: String, accept: String?, logger: Logger? = nil) async throws -> ServedResult {
         let url = try ThumborURL(path: path)
         try authorise(url)
         guard !url.meta else { throw ImageServerError.metaNotSupported }
@@ -28,7 +29,7 @@ extension ImageServer {
             return await Result(awaiting: {
                 guard await self.gate.enter() else { throw ImageServerError.overloaded }
                 defer { self.gate.leave() }
-                return try await self.make(source: source, plan: plan, key: key)
+                return try await self.make(source: source, plan: plan, key: key, logger: logger)
             })
         }
         guard let outcome else { throw CancellationError() }
@@ -70,14 +71,14 @@ extension ImageServer {
     /// Makes (or finds) the encoded result. While the source is current: in memory (made by work that ended while
     /// this one waited for its turn), or in the disk cache. Otherwise the library's retrieval, which revalidates or
     /// downloads the original (guarded), processes it and stores the encoded result.
-    private func make(source: Source, plan: ResultPlan, key: String) async throws -> ServedImage {
+    private func make(source: Source, plan: ResultPlan, key: String, logger: Logger?) async throws -> ServedImage {
         let cache = manager.cache
         if await isCurrent(source, plan: plan) {
             if let recent = recentResults.value(forKey: key) {
                 metrics.countResult(from: .memory)
                 return recent
             }
-            if let data = try? cache.diskStorage.value(forKey: key), !data.isEmpty {
+            if let data = await cache.diskData(forComputedKey: key), !data.isEmpty {
                 return remember(ServedImage(data: data), forKey: key, from: .disk)
             }
         }
@@ -89,10 +90,12 @@ extension ImageServer {
         var serializer = plan.serializer
         let originalFile = cache.diskStorage.cacheFileURL(forKey: source.cacheKey)
         serializer.sourceFormat = { Self.format(ofFileAt: originalFile) }
-        let options: KingfisherOptionsInfo = [
+        var options: KingfisherOptionsInfo = [
             .processor(plan.processor), .cacheSerializer(serializer), .cacheOriginalImage, .waitForCache,
             .redirectHandler(sourceGuard),
         ]
+        // The request's logger, for the retrieval and its download (the first request's, for joined ones).
+        if let logger { options.append(.logger(logger)) }
         let retrieved = try await manager.retrieveImage(with: source, options: options)
         // The bytes the retrieval encoded and wrote; the disk entry when it found the result made already.
         if let data = retrieved.encodedData, !data.isEmpty {

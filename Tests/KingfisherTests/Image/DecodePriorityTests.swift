@@ -110,7 +110,6 @@ struct DecodePriorityTests {
     }
 
     @Test func aSharedDownloadDecodesAtTheHighestPriorityOfItsCallers() async throws {
-        // A concurrency no other test uses, so that this test owns the process-wide lane of that size.
         let threads = 3
         var engine = ImageEngine.Configuration.default
         engine.decodeConcurrency = threads
@@ -119,7 +118,7 @@ struct DecodePriorityTests {
         configuration.engine = engine
         try await withDownloader(configuration: configuration) { server, downloader in
             server.route("/photo.png", .ok(Fixtures.png(width: 40, height: 30)))
-            let lane = DecodeExecutor.lane(threads: threads)
+            let lane = downloader.decoder.lane
             let blocker = await LaneBlocker(lane: lane, threads: threads)
             let log = OrderLog()
             let recorder = RecordingProcessor(log: log)

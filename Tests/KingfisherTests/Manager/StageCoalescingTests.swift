@@ -168,7 +168,7 @@ struct ProviderLoadSharingTests {
                     return await group.reduce(into: [Int?]()) { $0.append($1) }
                 }
             }
-            let joined = await eventually(timeout: 30) { manager.providerLoads.waitingCount == 50 }
+            let joined = await eventually(timeout: 30) { manager.pipeline.providerLoads.waitingCount == 50 }
             #expect(joined)
             provider.release()
             let widths = await retrievals.value

@@ -12,7 +12,7 @@ import Testing
     private func waiter() -> DownloadWaiter {
         DownloadWaiter(
             url: URL(string: "http://127.0.0.1/a.png")!, options: KingfisherParsedOptionsInfo(nil), progressBlock: nil,
-            handle: DownloadTask(), resume: { _ in })
+            handle: DownloadTask(), decoder: DecodeStage(threads: 1), resume: { _ in })
     }
 
     private func text(_ stop: Machine.Stop?) -> String {

@@ -11,7 +11,6 @@ import Testing
 struct CancelledDecodeTests {
     @Test func aDiskHitWhoseRetrievalIsCancelledWhileItsDecodeWaitsIsNeverDecoded() async throws {
         try await withTemporaryDirectory { directory in
-            // A decode concurrency no other test uses, so that this test owns the process-wide lane of that size.
             let threads = 5
             var engine = ImageEngine.Configuration.default
             engine.decodeConcurrency = threads
@@ -19,7 +18,7 @@ struct CancelledDecodeTests {
             try await cache.storeToDisk(Fixtures.png(width: 32, height: 24), forKey: "tile")
             let manager = KingfisherManager(downloader: ImageDownloader(name: "cancelled-decode"), cache: cache)
             manager.engine = engine
-            let lane = DecodeExecutor.lane(threads: threads)
+            let lane = manager.pipeline.decoder.lane
             // Given every decode thread busy
             let blocker = await LaneBlocker(lane: lane, threads: threads)
             let startedBefore = lane.startedCount
@@ -48,14 +47,13 @@ struct CancelledDecodeTests {
 @Suite(.timeLimit(.minutes(2)))
 struct AbandonedBodyTests {
     @Test func aBodyWhoseCallersAllLeftWhileItsDecodeWaitedIsNeverDecoded() async throws {
-        // A decode concurrency no other test uses, so that this test owns the process-wide lane of that size.
         let threads = 6
         var configuration = ImageDownloader.Configuration()
         configuration.engine.decodeConcurrency = threads
         configuration.engine.largeDecodesOneAtATime = false
         try await withDownloader(configuration: configuration) { server, downloader in
             server.route("/tile.png", .ok(Fixtures.png(width: 24, height: 16), contentType: "image/png"))
-            let lane = DecodeExecutor.lane(threads: threads)
+            let lane = downloader.decoder.lane
             // Given every decode thread busy
             let blocker = await LaneBlocker(lane: lane, threads: threads)
             let startedBefore = lane.startedCount

@@ -68,6 +68,22 @@ struct LimiterStateMachineTests {
         #expect(text(machine.acquire(10_001, priority: 17, waiter: "late")) == "cancel late")
     }
 
+    @Test("a raised limit admits waiters at once, by priority; a lowered one lets holders finish first")
+    func changedLimits() {
+        var machine = Machine(limit: 1)
+        #expect(text(machine.acquire(0, priority: 17, waiter: "holder")) == "run")
+        #expect(text(machine.acquire(1, priority: 9, waiter: "low")) == "none")
+        #expect(text(machine.acquire(2, priority: 25, waiter: "high")) == "none")
+        #expect(text(machine.acquire(3, priority: 17, waiter: "medium")) == "none")
+        #expect(machine.changeLimit(to: 3) == ["high", "medium"])
+        #expect(machine.holdingCount == 3 && machine.waitingCount == 1)
+        // Lowered below the holders: nobody is admitted until fewer than the new limit hold a permit.
+        #expect(machine.changeLimit(to: 1).isEmpty)
+        #expect(text(machine.release(0)) == "none" && text(machine.release(2)) == "none")
+        #expect(text(machine.release(3)) == "resume low")
+        #expect(machine.changeLimit(to: 0).isEmpty && machine.limit == 1)
+    }
+
     @Test("a waiter raised in priority overtakes those queued before it; never lowered")
     func raisedWaitersOvertake() {
         var machine = Machine(limit: 1)

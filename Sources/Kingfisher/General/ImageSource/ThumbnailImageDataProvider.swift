@@ -63,7 +63,9 @@ public struct ThumbnailImageDataProvider: ImageDataProvider {
         let (original, shrunk) = try await load()
         let limit = maxPixelSize
         let always = alwaysCreateThumbnail
-        let result = await DecodeExecutor.run(on: nil, decoding: original) { () -> Result<Data, KingfisherError> in
+        let engine = downloader.configuration.engine
+        let result = await downloader.decoder.run(on: nil, decoding: original, engine: engine) {
+            () -> Result<Data, KingfisherError> in
             Result { () throws(KingfisherError) -> Data in
                 guard limit.isFinite, limit >= 1 else {
                     let processor = DownsamplingImageProcessor(size: CGSize(width: limit, height: limit))

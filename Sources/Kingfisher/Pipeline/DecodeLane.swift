@@ -1,0 +1,67 @@
+import KingfisherLocking
+
+/// A pool of decode threads and the ``Limiter`` in front of it: at most ``threads`` jobs run; the others wait in
+/// the limiter, the highest task priority first (first come first among equals), a waiting job rises with its
+/// task's escalation, and a job whose task is cancelled while it waits leaves the queue and never runs
+/// (``runUnlessCancelled(_:)``: the decode for a gallery tile scrolled away).
+///
+/// The threads start with the first job, so an owner that never decodes costs none (``StartedOnUse``).
+final class DecodeLane: Sendable {
+    private struct Counts {
+        var started = 0
+        var left = 0
+    }
+
+    private let limiter: Limiter
+    private let pool: StartedOnUse
+    private let counts = Locked(Counts())
+
+    init(threads: Int) {
+        limiter = Limiter(limit: threads)
+        pool = StartedOnUse(threads: threads)
+    }
+
+    /// How many jobs run at once: changing it takes effect for the jobs that wait and those to come.
+    var threads: Int {
+        get { limiter.limit }
+        set {
+            pool.threads = max(pool.threads, newValue)
+            limiter.limit = newValue
+        }
+    }
+    /// Jobs waiting for a thread.
+    var waitingCount: Int { limiter.waitingCount }
+
+    /// The priorities of the waiting jobs, in the order they were submitted.
+    var waitingPriorities: [TaskPriority] { limiter.waitingPriorities }
+
+    /// How many jobs have started on a thread, and how many left the queue unrun, so far.
+    var startedCount: Int { counts.withLock { $0.started } }
+    var leftCount: Int { counts.withLock { $0.left } }
+
+    /// Runs `job` on one of the pool's threads once the limiter lets it, even when the calling task is cancelled
+    /// meanwhile.
+    func run<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T {
+        await limiter.withPermitIgnoringCancellation { await hand(job) }
+    }
+
+    /// Runs `job` on one of the pool's threads once the limiter lets it; `nil`, and `job` never runs, when the
+    /// calling task is cancelled, or `stop` stopped, before that.
+    func runUnlessCancelled<T: Sendable>(
+        stoppedBy stop: PermitStop? = nil, _ job: @escaping @Sendable () -> T
+    ) async -> T? {
+        do {
+            return try await limiter.withPermit(stoppedBy: stop) { await hand(job) }
+        } catch {
+            counts.withLock { $0.left += 1 }
+            return nil
+        }
+    }
+
+    private func hand<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T {
+        counts.withLock { $0.started += 1 }
+        return await withSanitizedCheckedContinuation { continuation in
+            pool.submit { continuation.resume(returning: job()) }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import KingfisherLocking
+
+/// Where an owner's decodes and processing runs happen (downloads, providers, disk hits, originals processed
+/// again, encodes for the disk): its ``DecodeLane``, one thread per core by default
+/// (``ImageEngine/Configuration/decodeConcurrency``), so CPU-bound libvips work never holds the cooperative thread
+/// pool and at most that many run at once; waiting work goes by task priority. A memory-hungry decode is admitted
+/// one at a time before it takes a thread (``needsAdmission(_:)``). The work runs with its owner's
+/// ``ImageEngine/Configuration`` (limits) applied.
+///
+/// Each owner has its own (``ImagePipeline``, and an ``ImageCache`` or ``ImageDownloader`` used alone), so two
+/// of them in one process keep their own limits.
+final class DecodeStage: Sendable {
+    let lane: DecodeLane
+    /// Admits one memory-hungry decode at a time.
+    let largeDecodes = Limiter(limit: 1)
+    /// Where progressive JPEG previews are decoded: threads of their own (half the cores, at least one), so a
+    /// preview never takes a thread from the final decodes.
+    let previews = StartedOnUse(threads: ProcessInfo.processInfo.activeProcessorCount / 2)
+
+    init(threads: Int) {
+        lane = DecodeLane(threads: threads)
+    }
+
+    /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the
+    /// lane, with `engine` applied (its ``ImageEngine/Configuration/decodeConcurrency`` sizes the lane). It runs
+    /// even when the calling task is cancelled meanwhile: for work that must happen once asked for.
+    func run<T: Sendable>(
+        on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration,
+        _ body: @escaping @Sendable () -> T
+    ) async -> T {
+        let work = prepare(engine, body)
+        DecodeQueueDepth.enter()
+        defer { DecodeQueueDepth.leave() }
+        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data) else { return await hand(work, to: queue) }
+        return await largeDecodes.withPermitIgnoringCancellation { await hand(work, to: queue) }
+    }
+
+    /// As ``run(on:decoding:engine:_:)``, but a caller cancelled (its task, or `stop`) while its work waits
+    /// leaves: `nil`, and `body` never runs. Work on a dispatch queue cannot leave that queue: it is not started
+    /// when the caller was cancelled already.
+    func runUnlessCancelled<T: Sendable>(
+        on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration,
+        stoppedBy stop: PermitStop? = nil, _ body: @escaping @Sendable () -> T
+    ) async -> T? {
+        let work = prepare(engine, body)
+        DecodeQueueDepth.enter()
+        defer { DecodeQueueDepth.leave() }
+        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data) else {
+            return await handUnlessCancelled(work, to: queue, stoppedBy: stop)
+        }
+        // One stop for both waits: the admission, then the lane.
+        return try? await largeDecodes.withPermit(stoppedBy: stop) {
+            await handUnlessCancelled(work, to: queue, stoppedBy: stop)
+        }
+    }
+
+    /// Whether decoding `data` must wait for the decodes of its kind before it: an image whose header declares
+    /// ``VipsRuntime/largeDecodePixels`` or more, except a baseline JPEG. A progressive JPEG keeps every DCT
+    /// coefficient until its last scan (two bytes a sample, 44–88 MB for 5120 × 2880) even when shrunk on load,
+    /// while a baseline one shrunk on load streams its rows in a few MB; two at once on a two-core pool doubled the
+    /// peak resident size of a prefetch. Formats whose header we do not read are not held back.
+    static func needsAdmission(_ data: Data?) -> Bool {
+        guard let data, let size = ImageHeaderSize.of(data), size.width * size.height >= VipsRuntime.largeDecodePixels
+        else { return false }
+        guard data.kf.imageFormat == .JPEG else { return true }
+        return JPEGFrameHeader(data)?.isProgressive ?? true
+    }
+
+    /// `body` with `engine` applied, the lane sized to it first.
+    private func prepare<T>(
+        _ engine: ImageEngine.Configuration, _ body: @escaping @Sendable () -> T
+    ) -> @Sendable () -> T {
+        if lane.threads != engine.decodeConcurrency { lane.threads = engine.decodeConcurrency }
+        return { ImageEngine.Configuration.applying(engine, body) }
+    }
+
+    private func hand<T: Sendable>(_ work: @escaping @Sendable () -> T, to queue: CallbackQueue?) async -> T {
+        guard let queue, queue.runsElsewhere else { return await lane.run(work) }
+        return await withSanitizedCheckedContinuation { continuation in
+            queue.execute { continuation.resume(returning: work()) }
+        }
+    }
+
+    private func handUnlessCancelled<T: Sendable>(
+        _ work: @escaping @Sendable () -> T, to queue: CallbackQueue?, stoppedBy stop: PermitStop?
+    ) async -> T? {
+        guard let queue, queue.runsElsewhere else { return await lane.runUnlessCancelled(stoppedBy: stop, work) }
+        return Task.isCancelled || stop?.isStopped == true ? nil : await hand(work, to: queue)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import KingfisherLocking
+import KingfisherTestSupport
+import Testing
+
+@testable import Kingfisher
+
+/// Each manager's pipeline owns its limits: nothing about decoding is process-wide.
+@Suite(.timeLimit(.minutes(2)))
+struct PipelineOwnershipTests {
+    @Test func twoManagersKeepTheirOwnDecodeLimitsAndNeverWaitForEachOther() async throws {
+        try await withTemporaryDirectory { directory in
+            let narrow = KingfisherManager(
+                downloader: ImageDownloader(name: "narrow"),
+                cache: try makeCache(in: directory.appendingPathComponent("narrow")))
+            let wide = KingfisherManager(
+                downloader: ImageDownloader(name: "wide"),
+                cache: try makeCache(in: directory.appendingPathComponent("wide")))
+            var one = narrow.engine
+            one.decodeConcurrency = 1
+            narrow.engine = one
+            var three = wide.engine
+            three.decodeConcurrency = 3
+            wide.engine = three
+            let (narrowLane, wideLane) = (narrow.pipeline.decoder.lane, wide.pipeline.decoder.lane)
+            #expect(narrowLane.threads == 1 && wideLane.threads == 3)
+            // Given the narrow manager's one decode thread busy
+            let blocker = await LaneBlocker(lane: narrowLane, threads: 1)
+            // a retrieval through it waits for that thread
+            let png = Fixtures.png(width: 20, height: 10)
+            let waiting = Task {
+                try await narrow.retrieveImage(with: .provider(RawImageDataProvider(data: png, cacheKey: "narrow")))
+            }
+            #expect(await eventually(timeout: 40) { narrowLane.waitingCount == 1 })
+            // while three retrievals through the wide manager decode meanwhile, on its own threads
+            let startedBefore = wideLane.startedCount
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<3 {
+                    group.addTask {
+                        let provider = RawImageDataProvider(data: png, cacheKey: "wide-\(index)")
+                        return try await wide.retrieveImage(with: .provider(provider)).image.pixelWidth
+                    }
+                }
+                for try await width in group { #expect(width == 20) }
+            }
+            // (a decode and an encode for the disk each)
+            #expect(wideLane.startedCount == startedBefore + 6)
+            #expect(narrowLane.waitingCount == 1)
+            // When the narrow thread frees, its retrieval decodes there
+            blocker.release()
+            #expect(try await waiting.value.image.pixelWidth == 20)
+            #expect(wideLane.startedCount == startedBefore + 6)
+        }
+    }
+
+    @Test func aLimitChangedWhileWorkWaitsLetsTheWaitingWorkRun() async throws {
+        let lane = DecodeLane(threads: 1)
+        let blocker = await LaneBlocker(lane: lane, threads: 1)
+        let ran = Task { await lane.run { 7 } }
+        #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+        // Raised to two threads, the waiting job runs beside the busy one.
+        lane.threads = 2
+        #expect(await ran.value == 7)
+        blocker.release()
+    }
+}
