@@ -1,7 +1,7 @@
 public import Foundation
-import KingfisherLocking
 
-/// The `async` twins of ``ImageCache``'s callback APIs. Disk work runs on the cache's queue, as with callbacks.
+/// ``ImageCache``'s `async` API: memory at once, disk work on the cache's I/O threads (``io``), queued in call
+/// order with the callback API's work. The callback API runs the same steps and calls back instead.
 extension ImageCache {
     /// Stores `image` in memory and, when `toDisk`, on disk; returns after the disk write.
     /// - Throws: the disk error (the memory store always succeeds).
@@ -9,14 +9,12 @@ extension ImageCache {
         _ image: KFCrossPlatformImage, original: Data? = nil, forKey key: String,
         options: KingfisherParsedOptionsInfo, toDisk: Bool = true
     ) async throws(KingfisherError) {
-        var options = options
-        options.callbackQueue = .untouch
-        let result = await withSanitizedCheckedContinuation { continuation in
-            store(image, original: original, forKey: key, options: options, toDisk: toDisk) {
-                continuation.resume(returning: $0.diskCacheResult)
-            }
-        }
-        try result.get()
+        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        memoryStorage.store(value: image, forKey: computed, expiration: options.memoryCacheExpiration)
+        guard toDisk else { return }
+        try await io.perform {
+            self.encodeAndWrite(image, original: original, computedKey: computed, options: options)
+        }.get()
     }
 
     /// Stores `image` under `key@processorIdentifier`; returns after the disk write.
@@ -25,13 +23,11 @@ extension ImageCache {
         processorIdentifier identifier: String = "", forcedExtension: String? = nil,
         cacheSerializer serializer: any CacheSerializer = DefaultCacheSerializer.default, toDisk: Bool = true
     ) async throws(KingfisherError) {
-        let result = await withSanitizedCheckedContinuation { continuation in
-            store(
-                image, original: original, forKey: key, processorIdentifier: identifier,
-                forcedExtension: forcedExtension, cacheSerializer: serializer, toDisk: toDisk
-            ) { continuation.resume(returning: $0.diskCacheResult) }
-        }
-        try result.get()
+        var options = KingfisherParsedOptionsInfo(nil)
+        options.processor = IdentifiedProcessor(identifier: identifier)
+        options.cacheSerializer = serializer
+        options.forcedExtension = forcedExtension
+        try await store(image, original: original, forKey: key, options: options, toDisk: toDisk)
     }
 
     /// Writes `data` to disk under `key@processorIdentifier`.
@@ -39,13 +35,11 @@ extension ImageCache {
         _ data: Data, forKey key: String, processorIdentifier identifier: String = "",
         forcedExtension: String? = nil, expiration: StorageExpiration? = nil
     ) async throws(KingfisherError) {
-        let result = await withSanitizedCheckedContinuation { continuation in
-            storeToDisk(
-                data, forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension,
-                expiration: expiration
-            ) { continuation.resume(returning: $0.diskCacheResult) }
-        }
-        try result.get()
+        let computed = Self.computedKey(forKey: key, processorIdentifier: identifier)
+        try await io.perform(.exclusive) {
+            self.writeToDisk(
+                data, forKey: computed, expiration: expiration, writeOptions: [], forcedExtension: forcedExtension)
+        }.get()
     }
 
     /// Looks the image up in memory, then on disk.
@@ -55,28 +49,38 @@ extension ImageCache {
         try await retrieveImage(forKey: key, options: KingfisherParsedOptionsInfo(options))
     }
 
-    /// Looks the image up in memory, then on disk, with parsed options.
+    /// Looks the image up in memory, then on disk, with parsed options; a disk hit goes to memory.
     public func retrieveImage(
         forKey key: String, options: KingfisherParsedOptionsInfo
     ) async throws(KingfisherError) -> ImageCacheResult {
-        var options = options
-        options.callbackQueue = .untouch
-        let result = await withSanitizedCheckedContinuation { continuation in
-            retrieveImage(forKey: key, options: options) { continuation.resume(returning: $0) }
-        }
-        return try result.get()
+        if let image = retrieveImageInMemoryCache(forKey: key, options: options) { return .memory(image) }
+        guard !options.fromMemoryCacheOrRefresh else { return .none }
+        guard let image = try await imageInDiskCache(forKey: key, options: options) else { return .none }
+        let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        memoryStorage.store(value: image, forKey: computed, expiration: options.memoryCacheExpiration)
+        return .disk(image)
     }
 
     /// Reads and decodes the image from disk; `nil` on a miss.
     public func retrieveImageInDiskCache(
         forKey key: String, options: KingfisherOptionsInfo? = nil
     ) async throws(KingfisherError) -> KFCrossPlatformImage? {
-        var parsed = KingfisherParsedOptionsInfo(options)
-        parsed.callbackQueue = .untouch
-        let result = await withSanitizedCheckedContinuation { continuation in
-            retrieveImageInDiskCache(forKey: key, options: parsed) { continuation.resume(returning: $0) }
+        try await imageInDiskCache(forKey: key, options: KingfisherParsedOptionsInfo(options))
+    }
+
+    /// The disk hit with parsed options: read and decoded on the calling thread with `loadDiskFileSynchronously`,
+    /// else read on ``io`` and decoded on the cache's decode stage; `nil` on a miss (or when the calling task was
+    /// cancelled before the disk answered).
+    func imageInDiskCache(
+        forKey key: String, options: KingfisherParsedOptionsInfo
+    ) async throws(KingfisherError) -> KFCrossPlatformImage? {
+        guard !options.loadDiskFileSynchronously else {
+            let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+            let result = loadFromDisk(computedKey: computed, options: options)
+            countDiskLookup(result, computedKey: computed, options: options)
+            return try result.get()
         }
-        return try result.get()
+        return try (await imageFromDisk(forKey: key, options: options) ?? .success(nil)).get()
     }
 
     /// Removes the image from memory and disk; returns when the disk file is gone.
@@ -86,33 +90,35 @@ extension ImageCache {
         forKey key: String, processorIdentifier identifier: String = "", forcedExtension: String? = nil,
         fromMemory: Bool = true, fromDisk: Bool = true
     ) async throws {
-        let failure: KingfisherError? = await withSanitizedCheckedContinuation { continuation in
-            removeImage(
-                forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension,
-                fromMemory: fromMemory, fromDisk: fromDisk
-            ) { (failure: KingfisherError?) in continuation.resume(returning: failure) }
+        if let failure = await removal(
+            forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension, fromMemory: fromMemory,
+            fromDisk: fromDisk)
+        {
+            throw failure
         }
-        if let failure { throw failure }
     }
 
     /// Empties memory and disk.
     public func clearCache() async {
-        await withSanitizedCheckedContinuation { continuation in clearCache { continuation.resume() } }
+        clearMemoryCache()
+        await clearDiskCache()
     }
 
     /// Removes every disk file.
     public func clearDiskCache() async {
-        await withSanitizedCheckedContinuation { continuation in clearDiskCache { continuation.resume() } }
+        httpRecords.forgetAll()
+        await io.perform(.exclusive) { self.removeDiskFiles() }
     }
 
     /// Drops expired images from memory and expired or size-exceeding files from disk.
     public func cleanExpiredCache() async {
-        await withSanitizedCheckedContinuation { continuation in cleanExpiredCache { continuation.resume() } }
+        cleanExpiredMemoryCache()
+        await cleanExpiredDiskCache()
     }
 
     /// Removes expired and size-exceeding files from disk.
     public func cleanExpiredDiskCache() async {
-        await withSanitizedCheckedContinuation { continuation in cleanExpiredDiskCache { continuation.resume() } }
+        await io.perform(.exclusive) { _ = self.sweepDisk() }
     }
 
     /// The disk layer's size in bytes.
@@ -124,9 +130,6 @@ extension ImageCache {
 
     /// Measures the disk layer's size in bytes.
     public func calculateDiskStorageSize() async throws(KingfisherError) -> UInt {
-        let result = await withSanitizedCheckedContinuation { continuation in
-            calculateDiskStorageSize { continuation.resume(returning: $0) }
-        }
-        return try result.get()
+        try await io.perform { self.measureDiskSize() }.get()
     }
 }

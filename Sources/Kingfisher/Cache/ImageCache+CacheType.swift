@@ -1,9 +1,8 @@
 import Foundation
-import KingfisherLocking
 
 extension ImageCache {
     /// Where the image is cached, as ``imageCachedType(forKey:processorIdentifier:forcedExtension:)`` says, but with
-    /// the disk probe (a `stat`) on the cache's I/O queue instead of the caller's thread. The memory check runs at
+    /// the disk probe (a `stat`) on the cache's I/O threads instead of the caller's thread. The memory check runs at
     /// once. What `.asyncCacheTypeCheck` uses.
     /// - Parameter callbackQueue: where `completionHandler` runs. `.untouch` by default.
     public func imageCachedTypeAsync(
@@ -16,7 +15,7 @@ extension ImageCache {
             callbackQueue.execute { completionHandler(.memory) }
             return
         }
-        ioQueue.async {
+        io.submit {
             let onDisk = self.diskStorage.isCached(forKey: computed, forcedExtension: forcedExtension)
             callbackQueue.execute { completionHandler(onDisk ? .disk : .none) }
         }
@@ -28,10 +27,13 @@ extension ImageCache {
         forKey key: String, processorIdentifier: String = DefaultImageProcessor.default.identifier,
         forcedExtension: String? = nil
     ) async -> CacheType {
-        await withSanitizedCheckedContinuation { continuation in
-            imageCachedTypeAsync(
-                forKey: key, processorIdentifier: processorIdentifier, forcedExtension: forcedExtension
-            ) { continuation.resume(returning: $0) }
-        }
+        let computed = Self.computedKey(forKey: key, processorIdentifier: processorIdentifier)
+        if memoryStorage.isCached(forKey: computed) { return .memory }
+        return await isCachedOnDisk(computedKey: computed, forcedExtension: forcedExtension) ? .disk : .none
+    }
+
+    /// Whether the disk has the file of `computedKey`, probed on the cache's I/O threads.
+    func isCachedOnDisk(computedKey: String, forcedExtension: String?) async -> Bool {
+        await io.perform { self.diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension) }
     }
 }

@@ -26,7 +26,7 @@ extension ImageCache {
         }
     }
 
-    /// The removal, reporting the disk error (if any) on the I/O queue, or at once when `fromDisk` is `false`.
+    /// The removal, reporting the disk error (if any) on the I/O threads, or at once when `fromDisk` is `false`.
     func removeImage(
         forKey key: String, processorIdentifier identifier: String, forcedExtension: String?, fromMemory: Bool,
         fromDisk: Bool, reporting done: @escaping @Sendable (KingfisherError?) -> Void
@@ -37,13 +37,29 @@ extension ImageCache {
             done(nil)
             return
         }
-        ioQueue.async(flags: .barrier) {
-            do throws(KingfisherError) {
-                try self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
-                done(nil)
-            } catch {
-                done(error)
-            }
+        io.submit(.exclusive) { done(self.removeFromDisk(computedKey: computed, forcedExtension: forcedExtension)) }
+    }
+
+    /// The removal, `async`: returns once the file is gone, with the disk error, if any.
+    func removal(
+        forKey key: String, processorIdentifier identifier: String, forcedExtension: String?, fromMemory: Bool = true,
+        fromDisk: Bool = true
+    ) async -> KingfisherError? {
+        let computed = Self.computedKey(forKey: key, processorIdentifier: identifier)
+        if fromMemory { memoryStorage.remove(forKey: computed) }
+        guard fromDisk else { return nil }
+        return await io.perform(.exclusive) {
+            self.removeFromDisk(computedKey: computed, forcedExtension: forcedExtension)
+        }
+    }
+
+    /// Removes the file of `computedKey`; the error, unless the file was gone already. Runs on ``io``, exclusive.
+    func removeFromDisk(computedKey: String, forcedExtension: String?) -> KingfisherError? {
+        do throws(KingfisherError) {
+            try diskStorage.remove(forKey: computedKey, forcedExtension: forcedExtension)
+            return nil
+        } catch {
+            return error
         }
     }
 
@@ -61,11 +77,16 @@ extension ImageCache {
     /// Removes every disk file off the caller's thread, then calls `handler` (on that thread).
     public func clearDiskCache(completion handler: (@Sendable () -> Void)? = nil) {
         httpRecords.forgetAll()
-        ioQueue.async(flags: .barrier) {
-            try? self.diskStorage.removeAll()
-            self.partialDownloads.removeAll()
+        io.submit(.exclusive) {
+            self.removeDiskFiles()
             handler?()
         }
+    }
+
+    /// Removes every file of the disk layer and every partial download. Runs on ``io``, exclusive.
+    func removeDiskFiles() {
+        try? diskStorage.removeAll()
+        partialDownloads.removeAll()
     }
 
     /// Drops expired images from memory, and expired and size-exceeding files from disk; then calls `handler`.
@@ -83,7 +104,7 @@ extension ImageCache {
     /// thread; the removed files' hashes go to ``diskCacheCleanedEvents()`` and, as in Kingfisher, to a
     /// `KingfisherDidCleanDiskCache` notification. Then calls `handler` (on that thread).
     public func cleanExpiredDiskCache(completion handler: (@Sendable () -> Void)? = nil) {
-        ioQueue.async(flags: .barrier) {
+        io.submit(.exclusive) {
             self.sweepDisk()
             handler?()
         }
@@ -93,13 +114,12 @@ extension ImageCache {
     public func calculateDiskStorageSize(
         completion handler: @escaping @Sendable (Result<UInt, KingfisherError>) -> Void
     ) {
-        ioQueue.async {
-            do throws(KingfisherError) {
-                handler(.success(try self.diskStorage.totalSize()))
-            } catch {
-                handler(.failure(error))
-            }
-        }
+        io.submit { handler(self.measureDiskSize()) }
+    }
+
+    /// The disk layer's size in bytes. Runs on ``io``.
+    func measureDiskSize() -> Result<UInt, KingfisherError> {
+        Result { () throws(KingfisherError) in try diskStorage.totalSize() }
     }
 
     /// The hashes (file names, as ``hash(forKey:processorIdentifier:forcedExtension:)`` gives) of the files each

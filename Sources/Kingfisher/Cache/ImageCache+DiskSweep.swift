@@ -30,7 +30,7 @@ final class DiskSweeper: Sendable {
     }
 
     private let state = Locked(State())
-    /// Automatic sweeps run here, one at a time, beside the cache's I/O queue (the storage is safe to share).
+    /// Automatic sweeps run here, one at a time, beside the cache's I/O threads (the storage is safe to share).
     let queue: DispatchQueue
 
     init(label: String) {
@@ -92,7 +92,7 @@ final class DiskSweeper: Sendable {
 
 extension ImageCache {
     /// Removes expired files, then size-exceeding ones, and tells ``diskCacheCleanedEvents()`` listeners and
-    /// `NotificationCenter.default` what went. Blocking: call on ``ioQueue`` or the sweeper's queue.
+    /// `NotificationCenter.default` what went. Blocking: call on ``io`` or the sweeper's queue.
     @discardableResult
     func sweepDisk() -> [URL] {
         var removed: [URL] = []

@@ -100,7 +100,7 @@ extension ImageCache {
         }
     }
 
-    /// The disk hit of `key@<processor>`: its bytes read on ``ioQueue``, then decoded with the options' serializer
+    /// The disk hit of `key@<processor>`: its bytes read on ``io``, then decoded with the options' serializer
     /// on `decoder` (the cache's own by default); a file that no longer decodes is removed and counts as a miss. Concurrent lookups
     /// of one entry (with the same image options) share one read and one decode. `nil` when the calling task was
     /// cancelled first. Each caller's lookup counts as a disk hit or miss.
@@ -124,11 +124,8 @@ extension ImageCache {
                 logUndecodableFile(computedKey: computed, bytes: data.count)
                 // Removed before the miss is reported, so a caller that checks the cache next sees it gone.
                 let forcedExtension = options.forcedExtension
-                await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    ioQueue.async(flags: .barrier) {
-                        try? self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
-                        continuation.resume()
-                    }
+                _ = await io.perform(.exclusive) {
+                    self.removeFromDisk(computedKey: computed, forcedExtension: forcedExtension)
                 }
                 return .success(nil)
             }
@@ -138,7 +135,7 @@ extension ImageCache {
         return found
     }
 
-    /// The bytes of the disk entry of `key` for the options' processor, read on ``ioQueue``, not decoded;
+    /// The bytes of the disk entry of `key` for the options' processor, read on ``io``, not decoded;
     /// `.success(nil)` on a miss. Counted as a disk lookup.
     func dataFromDisk(forKey key: String, options: KingfisherParsedOptionsInfo) async -> Result<Data?, KingfisherError>
     {
@@ -153,32 +150,26 @@ extension ImageCache {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
         logUndecodableFile(computedKey: computed, bytes: bytes)
         let forcedExtension = options.forcedExtension
-        await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            ioQueue.async(flags: .barrier) {
-                try? self.diskStorage.remove(forKey: computed, forcedExtension: forcedExtension)
-                continuation.resume()
-            }
+        _ = await io.perform(.exclusive) {
+            self.removeFromDisk(computedKey: computed, forcedExtension: forcedExtension)
         }
     }
 
     /// The bytes of the disk entry under `computedKey` (a key with its processor's identifier already), read on
-    /// ``ioQueue``, not decoded and not counted as a lookup; `nil` on a miss or a failed read. For `kf serve`.
+    /// ``io``, not decoded and not counted as a lookup; `nil` on a miss or a failed read. For `kf serve`.
     package func diskData(forComputedKey computedKey: String) async -> Data? {
         try? await readFromDisk(computedKey: computedKey, options: KingfisherParsedOptionsInfo(nil)).get()
     }
 
-    /// The bytes of a disk entry, read on ``ioQueue``; `.success(nil)` on a miss.
+    /// The bytes of a disk entry, read on ``io``; `.success(nil)` on a miss.
     private func readFromDisk(
         computedKey: String, options: KingfisherParsedOptionsInfo
     ) async -> Result<Data?, KingfisherError> {
-        await withSanitizedCheckedContinuation { continuation in
-            ioQueue.async {
-                let result = Result { () throws(KingfisherError) -> Data? in
-                    try self.diskStorage.value(
-                        forKey: computedKey, forcedExtension: options.forcedExtension,
-                        extendingExpiration: options.diskCacheAccessExtendingExpiration)
-                }
-                continuation.resume(returning: result)
+        let (forcedExtension, extending) = (options.forcedExtension, options.diskCacheAccessExtendingExpiration)
+        return await io.perform {
+            Result { () throws(KingfisherError) -> Data? in
+                try self.diskStorage.value(
+                    forKey: computedKey, forcedExtension: forcedExtension, extendingExpiration: extending)
             }
         }
     }

@@ -23,23 +23,31 @@ extension ImageCache {
             }
             return
         }
-        ioQueue.async(flags: .barrier) {
-            let diskResult: Result<Void, KingfisherError>
-            if let data = options.cacheSerializer.data(with: image, original: original) {
-                diskResult = self.writeToDisk(
-                    data, forKey: computed, expiration: options.diskCacheExpiration,
-                    writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension)
-            } else {
-                let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
-                    image: image, original: original, serializer: options.cacheSerializer)
-                diskResult = .failure(.cacheError(reason: reason))
-                self.logFailedWrite(.cacheError(reason: reason), computedKey: computed)
-            }
+        io.submit {
+            let diskResult = self.encodeAndWrite(image, original: original, computedKey: computed, options: options)
             guard let completionHandler else { return }
             options.callbackQueue.execute {
                 completionHandler(CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: diskResult))
             }
         }
+    }
+
+    /// The serializer's bytes for `image` written under `computedKey`; a serializer that gives none fails with
+    /// `cannotSerializeImage` (logged). Runs on ``io`` as a shared job (the file is replaced whole, so lookups go
+    /// on meanwhile).
+    func encodeAndWrite(
+        _ image: KFCrossPlatformImage, original: Data?, computedKey computed: String,
+        options: KingfisherParsedOptionsInfo
+    ) -> Result<Void, KingfisherError> {
+        guard let data = options.cacheSerializer.data(with: image, original: original) else {
+            let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
+                image: image, original: original, serializer: options.cacheSerializer)
+            logFailedWrite(.cacheError(reason: reason), computedKey: computed)
+            return .failure(.cacheError(reason: reason))
+        }
+        return writeToDisk(
+            data, forKey: computed, expiration: options.diskCacheExpiration,
+            writeOptions: options.diskStoreWriteOptions, forcedExtension: options.forcedExtension)
     }
 
     /// Stores `image` under `key@processorIdentifier`, with `cacheSerializer` for the disk data.
@@ -70,7 +78,7 @@ extension ImageCache {
         callbackQueue: CallbackQueue = .untouch, completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
     ) {
         let computed = Self.computedKey(forKey: key, processorIdentifier: identifier)
-        ioQueue.async(flags: .barrier) {
+        io.submit(.exclusive) {
             let result = self.writeToDisk(
                 data, forKey: computed, expiration: expiration, writeOptions: [], forcedExtension: forcedExtension)
             guard let completionHandler else { return }
@@ -105,10 +113,10 @@ extension ImageCache {
         return .success(data)
     }
 
-    /// Queues the write of already-encoded bytes under `computedKey` on the I/O queue now; `done` gets the
+    /// Queues the write of already-encoded bytes under `computedKey` on ``io`` now; `done` gets the
     /// failure, if any, on that queue.
     ///
-    /// Not a barrier: a prefetch writes many large files, each checksummed, and one at a time they kept
+    /// Shared, not exclusive: a prefetch writes many large files, each checksummed, and one at a time they kept
     /// one core busy while disk lookups waited. A write goes to a temporary file renamed into place, so a concurrent
     /// read sees the old file or the new one; clearing and removing are barriers, so they run after every write
     /// queued before them. (Two concurrent writes of one key can leave the size estimate one file off until the
@@ -117,7 +125,7 @@ extension ImageCache {
         _ data: Data, computedKey: String, expiration: StorageExpiration?, writeOptions: Data.WritingOptions = [],
         forcedExtension: String?, done: (@Sendable (KingfisherError?) -> Void)? = nil
     ) {
-        ioQueue.async {
+        io.submit {
             let result = self.writeToDisk(
                 data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
                 forcedExtension: forcedExtension)
@@ -126,24 +134,21 @@ extension ImageCache {
         }
     }
 
-    /// Queues, as a barrier, the write of what `latest` returns when the write runs (nothing when it returns
-    /// `nil`): writes of one small file that changes often (an HTTP cache record) then land in order, each with the
-    /// newest content.
-    func enqueueLatestWrite(
+    /// Writes, as an exclusive job, what `latest` returns when the write runs (nothing when it returns `nil`):
+    /// writes of one small file that changes often (an HTTP cache record) then land in order, each with the newest
+    /// content. Returns once it is written.
+    func writeLatest(
         computedKey: String, expiration: StorageExpiration?, forcedExtension: String?,
-        latest: @escaping @Sendable () -> Data?, done: @escaping @Sendable () -> Void
-    ) {
-        ioQueue.async(flags: .barrier) {
-            if let data = latest() {
-                _ = self.writeToDisk(
-                    data, forKey: computedKey, expiration: expiration, writeOptions: [],
-                    forcedExtension: forcedExtension)
-            }
-            done()
+        latest: @escaping @Sendable () -> Data?
+    ) async {
+        await io.perform(.exclusive) {
+            guard let data = latest() else { return }
+            _ = self.writeToDisk(
+                data, forKey: computedKey, expiration: expiration, writeOptions: [], forcedExtension: forcedExtension)
         }
     }
 
-    private func writeToDisk(
+    func writeToDisk(
         _ data: Data, forKey computedKey: String, expiration: StorageExpiration?,
         writeOptions: Data.WritingOptions, forcedExtension: String?
     ) -> Result<Void, KingfisherError> {

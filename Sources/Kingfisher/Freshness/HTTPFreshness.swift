@@ -78,10 +78,6 @@ enum HTTPFreshness {
 
     /// Removes one entry from memory and disk; returns once the file is gone.
     private static func remove(_ identifier: String, forKey key: String, in cache: ImageCache) async {
-        await withCheckedContinuation { continuation in
-            cache.removeImage(
-                forKey: key, processorIdentifier: identifier, forcedExtension: nil, fromMemory: true, fromDisk: true,
-                reporting: { _ in continuation.resume() })
-        }
+        _ = await cache.removal(forKey: key, processorIdentifier: identifier, forcedExtension: nil)
     }
 }

@@ -22,11 +22,8 @@ final class HTTPRecordStore: Sendable {
     func record(forKey key: String, in cache: ImageCache) async -> HTTPCacheRecord? {
         if let remembered = recent.withLock({ $0[key] }) { return remembered }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
-        let data: Data? = await withCheckedContinuation { continuation in
-            cache.ioQueue.async {
-                continuation.resume(
-                    returning: try? cache.diskStorage.value(forKey: computed, forcedExtension: Self.fileExtension))
-            }
+        let data = await cache.io.perform {
+            try? cache.diskStorage.value(forKey: computed, forcedExtension: Self.fileExtension)
         }
         guard let data, let record = try? JSONDecoder().decode(HTTPCacheRecord.self, from: data) else { return nil }
         remember(record, forKey: key)
@@ -62,13 +59,8 @@ final class HTTPRecordStore: Sendable {
             return
         }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
-        await withCheckedContinuation { continuation in
-            cache.enqueueLatestWrite(
-                computedKey: computed, expiration: expiration, forcedExtension: Self.fileExtension,
-                latest: { [self] in
-                    recent.withLock { $0[key] }.flatMap { try? JSONEncoder().encode($0) }
-                },
-                done: { continuation.resume() })
+        await cache.writeLatest(computedKey: computed, expiration: expiration, forcedExtension: Self.fileExtension) {
+            [self] in recent.withLock { $0[key] }.flatMap { try? JSONEncoder().encode($0) }
         }
     }
 

@@ -72,8 +72,10 @@ extension ImageRetrieval {
     ) async -> Result<RetrieveImageResult, KingfisherError>? {
         let key = source.cacheKey
         // Following HTTP caching, a forced refresh of an entry that is there replaces it; of nothing, it fetches.
-        var replacing =
-            options.forceRefresh && httpPolicy(for: source) != nil && isInTargetCache(key, options: internalOptions)
+        var replacing = false
+        if options.forceRefresh, httpPolicy(for: source) != nil {
+            replacing = await isInTargetCache(key, options: internalOptions)
+        }
         if !options.forceRefresh {
             guard !isCancelled else { return nil }
             switch await fromTargetCache(source) {
@@ -149,7 +151,7 @@ extension ImageRetrieval {
         if case .network(let resource) = source, let policy = httpPolicy(for: source) {
             // Following HTTP caching, the record decides before the entry is read: a stale entry costs a
             // conditional request, and its bytes are read only when they are to be used.
-            guard isInTargetCache(source.cacheKey, options: options) else { return .miss }
+            guard await isInTargetCache(source.cacheKey, options: options) else { return .miss }
             switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
             case .use(let how): validation = how
             case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
@@ -189,11 +191,11 @@ extension ImageRetrieval {
 
     /// Whether the target cache has an entry of `key` for these options (in memory, or on disk unless
     /// `fromMemoryCacheOrRefresh`), without reading it.
-    private func isInTargetCache(_ key: String, options: KingfisherParsedOptionsInfo) -> Bool {
+    private func isInTargetCache(_ key: String, options: KingfisherParsedOptionsInfo) async -> Bool {
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
         if targetCache.memoryStorage.isCached(forKey: computed) { return true }
-        return !options.fromMemoryCacheOrRefresh
-            && targetCache.diskStorage.isCached(forKey: computed, forcedExtension: options.forcedExtension)
+        guard !options.fromMemoryCacheOrRefresh else { return false }
+        return await targetCache.isCachedOnDisk(computedKey: computed, forcedExtension: options.forcedExtension)
     }
 
     /// The image in `cache`'s memory, or (unless `fromMemoryCacheOrRefresh`) decoded from its disk, without
@@ -288,14 +290,10 @@ extension ImageRetrieval {
         }
     }
 
-    /// The existence probe before reading an original: on the original cache's I/O queue with
-    /// `asyncCacheTypeCheck` (as Kingfisher moves its probe off the caller's thread), else here.
+    /// The existence probe before reading an original: memory, then a `stat` on the original cache's I/O threads
+    /// (never a thread of the cooperative pool; Kingfisher's `asyncCacheTypeCheck` asks for as much).
     private func isOriginalCached(_ key: String) async -> Bool {
-        let forcedExtension = options.forcedExtension
-        guard options.asyncCacheTypeCheck else {
-            return originalCache.isCached(forKey: key, forcedExtension: forcedExtension)
-        }
-        return await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: forcedExtension).cached
+        await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: options.forcedExtension).cached
     }
 
     /// Step 4 for a network source: the downloader fetches, decodes and processes (a download shared with every

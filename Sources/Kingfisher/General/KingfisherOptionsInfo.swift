@@ -56,7 +56,7 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case alsoPrefetchToMemory
     /// Read the disk cache on the calling thread.
     case loadDiskFileSynchronously
-    /// Run the cache existence probe (a `stat`) on the cache's I/O queue instead of the calling thread:
+    /// Run the cache existence probe (a `stat`) on the cache's I/O threads instead of the calling thread:
     /// ``ImagePrefetcher``'s check for already-cached sources and the manager's check for a cached original.
     /// `loadDiskFileSynchronously` still decides where the disk read itself runs.
     ///

@@ -33,7 +33,7 @@ public typealias PrefetcherCompletionHandler =
 ///
 /// A source already cached under the options' processor is skipped without decoding (with
 /// `.alsoPrefetchToMemory`, one on disk is read into memory; with `.forceRefresh` nothing is skipped); the lookup is
-/// one `stat`, on the cache's I/O queue with `.asyncCacheTypeCheck`, and a file found on disk is read once on that
+/// one `stat`, on the cache's I/O threads with `.asyncCacheTypeCheck`, and a file found on disk is read once on that
 /// queue to check it holds what was stored (``DiskStorage/Backend/isIntact(forKey:forcedExtension:)``): a damaged
 /// one is removed and its source loaded again. Each other source goes through ``KingfisherManager``, so the options
 /// (processor, retry strategy...) apply as there.
@@ -206,7 +206,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// Checks whether the source is cached (on the cache's I/O queue with `asyncCacheTypeCheck`), then loads it.
+    /// Checks whether the source is cached (on the cache's I/O threads with `asyncCacheTypeCheck`), then loads it.
     private func begin(_ index: Int) {
         let key = sources[index].cacheKey
         let cache = options.targetCache ?? manager.cache
@@ -320,14 +320,12 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Whether the file the source is cached in still holds what was stored (a damaged one is removed), read on
-    /// the cache's I/O queue.
+    /// the cache's I/O threads.
     private func verifyOnDisk(_ source: Source, cache: ImageCache, then: @escaping @Sendable (Bool) -> Void) {
         let computed = ImageCache.computedKey(
             forKey: source.cacheKey, processorIdentifier: options.processor.identifier)
         let forcedExtension = options.forcedExtension
-        cache.ioQueue.async {
-            then(cache.diskStorage.isIntact(forKey: computed, forcedExtension: forcedExtension))
-        }
+        cache.io.submit { then(cache.diskStorage.isIntact(forKey: computed, forcedExtension: forcedExtension)) }
     }
 
     /// Records how a source ended, reports it, and frees its slot for the next source.

@@ -69,8 +69,11 @@ struct AsyncCacheTypeCheckTests {
         }
     }
 
+    /// Unlike Kingfisher, whose manager probes on the caller's thread without the option, the retrieval runs in a
+    /// task of the cooperative pool: a `stat` there would hold one of its few threads, so it always probes on the
+    /// cache's I/O threads.
     @Test(arguments: [false, true])
-    func managerProbesTheOriginalOnTheIOQueueOnlyWithTheOption(async: Bool) async throws {
+    func managerProbesTheOriginalOnTheIOThreadsWithOrWithoutTheOption(async: Bool) async throws {
         try await withTemporaryDirectory { directory in
             try await withDownloader { server, downloader in
                 // Given an original on disk and no processed image
@@ -90,8 +93,9 @@ struct AsyncCacheTypeCheckTests {
                 #expect(result.image.kf.size == CGSize(width: 16, height: 12))
                 #expect(server.hits("/a.png") == 0)
                 #expect(cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: processor.identifier) != .none)
-                // And every disk access ran on the I/O queue with the option; without it the probe ran in the task
-                #expect(recorder.anyInsideTask == !async)
+                // And every disk access ran on the I/O threads, not in a task
+                #expect(recorder.count > 0)
+                #expect(!recorder.anyInsideTask)
             }
         }
     }
