@@ -15,11 +15,12 @@ enum CachedImageRebuild {
     }
 
     /// `image` made again from its animated data by the options' processor, with the options' creating options,
-    /// on `decoder`. The failure is Kingfisher's `processingFailed` (Kingfisher hands out an empty image).
+    /// on `decoder`. The failure is Kingfisher's `processingFailed` (Kingfisher hands out an empty image); `nil`
+    /// when the calling task was cancelled first.
     static func rebuilt(
         _ image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
         engine: ImageEngine.Configuration
-    ) async -> Result<KFCrossPlatformImage, KingfisherError> {
+    ) async -> Result<KFCrossPlatformImage, KingfisherError>? {
         guard let data = image.animatedImageData else { return .success(image) }
         return await processed(.data(data), options: options, on: decoder, engine: engine)
     }
@@ -29,13 +30,15 @@ enum CachedImageRebuild {
     static func processed(
         _ item: ImageProcessItem, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
         engine: ImageEngine.Configuration
-    ) async -> Result<KFCrossPlatformImage, KingfisherError> {
+    ) async -> Result<KFCrossPlatformImage, KingfisherError>? {
         let processor = options.processor
         var data: Data?
         if case .data(let bytes) = item { data = bytes }
-        let outcome = await decoder.run(on: options.processingQueue, decoding: data, engine: engine) {
-            ProcessingFailure.run(processor, item: item, options: options)
-        }
+        guard
+            let outcome = await decoder.runUnlessCancelled(
+                on: options.processingQueue, decoding: data, engine: engine,
+                { ProcessingFailure.run(processor, item: item, options: options) })
+        else { return nil }
         switch outcome {
         case .success(let image): return .success(image)
         case .failure(let error): return .failure(error)

@@ -163,7 +163,8 @@ extension ImageRetrieval {
         guard let (found, cacheType) = await lookUp(source.cacheKey, in: targetCache, options: options) else {
             return validation == nil ? .miss : .refetch
         }
-        var prepared: Result<KFCrossPlatformImage, KingfisherError>?
+        // Made again or processed first, when the cached image needs it; `nil` inside: cancelled meanwhile.
+        var prepared: Result<KFCrossPlatformImage, KingfisherError>??
         if cacheType == .memory, CachedImageRebuild.isNeeded(for: found, options: options) {
             prepared = await CachedImageRebuild.rebuilt(found, options: options, on: decoder, engine: engine)
         } else if cacheType == .disk, options.cacheSerializer.originalDataUsed, hasCustomProcessor {
@@ -172,6 +173,7 @@ extension ImageRetrieval {
         let image: KFCrossPlatformImage
         switch prepared {
         case nil: image = found
+        case .some(nil): return .cancelled
         case .success(let made): image = made
         case .failure(let error): return .done(.failure(error))
         }

@@ -66,8 +66,19 @@ final class ImageRetrieval: Sendable {
         self.decoder = manager.pipeline.decoder
     }
 
-    /// Runs the retrieval in a task of its own and delivers its result once on the callback queue (after closing
-    /// the preview sink); cancelling any handle cancels the task and delivers the cancellation at once.
+    /// Runs the retrieval in the calling task: its result, once the preview sink is closed (no preview comes after
+    /// it), logged.
+    func value() async -> Result<RetrieveImageResult, KingfisherError> {
+        let report = logging(nil)
+        let result = await run()
+        await options.previewSink?.close()
+        report?(result)
+        return result
+    }
+
+    /// The callback edge: runs the retrieval in a task of its own and delivers its result once on the callback
+    /// queue (after closing the preview sink); cancelling any handle cancels the task and delivers the
+    /// cancellation at once.
     func start(completion: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?) {
         let deliver = DeliverOnce(on: options.callbackQueue, closing: options.previewSink, logging(completion))
         let work = Task { deliver(await run()) }

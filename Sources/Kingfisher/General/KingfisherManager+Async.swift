@@ -23,26 +23,18 @@ extension KingfisherManager {
         try await retrieveImage(with: source, parsedOptions: parsedOptions(options), progressBlock: progressBlock)
     }
 
-    /// The `async` retrieval with parsed options. A memory hit returns without suspending.
+    /// The `async` retrieval with parsed options: the pipeline's retrieval, run in the calling task. A memory hit
+    /// returns without suspending; a cancel answers at once (every step's wait leaves when its task is cancelled,
+    /// and work shared with others goes on for them).
     func retrieveImage(
         with source: Source, parsedOptions options: KingfisherParsedOptionsInfo,
         progressBlock: DownloadProgressBlock? = nil
-    ) async throws -> RetrieveImageResult {
+    ) async throws(KingfisherError) -> RetrieveImageResult {
         if let hit = memoryHit(source, options: options) { return hit }
         var options = options
         options.callbackQueue = .untouch
-        let handle = DownloadTask()
         let retrieval = ImageRetrieval(
-            source: source, options: options, manager: self, handle: handle, progressBlock: progressBlock)
-        // The retrieval runs in a task of its own so that a cancel answers at once, even while a step that
-        // ignores cancellation (a provider, a decode) finishes.
-        let result = await withTaskCancellationHandler {
-            await withSanitizedCheckedContinuation { continuation in
-                retrieval.start { continuation.resume(returning: $0) }
-            }
-        } onCancel: {
-            handle.cancel()
-        }
-        return try result.get()
+            source: source, options: options, manager: self, handle: DownloadTask(), progressBlock: progressBlock)
+        return try await retrieval.value().get()
     }
 }

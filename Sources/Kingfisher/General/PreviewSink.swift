@@ -61,6 +61,12 @@ final class PreviewSink: Sendable {
         for action in pending { action() }
     }
 
+    /// Closes the sink (no preview is delivered any more); returns at once, or right after a preview being handed
+    /// over now.
+    func close() async {
+        await withSanitizedCheckedContinuation { continuation in close { continuation.resume() } }
+    }
+
     /// Closes the sink (no preview is delivered any more), then runs `action`: at once, or right after a preview
     /// being handed over now.
     func close(then action: @escaping @Sendable () -> Void) {

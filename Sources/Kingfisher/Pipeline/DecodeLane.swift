@@ -51,10 +51,27 @@ final class DecodeLane: Sendable {
         stoppedBy stop: PermitStop? = nil, _ job: @escaping @Sendable () -> T
     ) async -> T? {
         do {
-            return try await limiter.withPermit(stoppedBy: stop) { await hand(job) }
+            return try await limiter.withPermit(stoppedBy: stop) { await handLeavingOnCancel(job) }
         } catch {
             counts.withLock { $0.left += 1 }
             return nil
+        }
+    }
+
+    /// As ``hand(_:)``, but a caller whose task is cancelled while `job` runs leaves at once (`nil`); the job
+    /// finishes on its thread and its value is dropped.
+    private func handLeavingOnCancel<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T? {
+        counts.withLock { $0.started += 1 }
+        let waiter = Locked<CheckedContinuation<T?, Never>?>(nil)
+        let answer: @Sendable (T?) -> Void = { value in waiter.withLock { $0.take() }?.resume(returning: value) }
+        return await withTaskCancellationHandler {
+            await withSanitizedCheckedContinuation { continuation in
+                waiter.withLock { $0 = continuation }
+                pool.submit { answer(job()) }
+                if Task.isCancelled { answer(nil) }
+            }
+        } onCancel: {
+            answer(nil)
         }
     }
 

@@ -113,3 +113,41 @@ private struct RunCounter: ImageProcessor {
         return DefaultImageProcessor.default.process(item: item, options: options)
     }
 }
+
+/// The `async` retrieval runs in its caller's task: a cancel answers at once, even while a decode of its runs.
+@Suite(.timeLimit(.minutes(2)))
+struct CancelledWhileDecodingTests {
+    @Test func aRetrievalCancelledWhileItsDecodeRunsAnswersAtOnceAndStoresNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = try makeCache(in: directory)
+            try await cache.storeToDisk(Fixtures.png(width: 32, height: 24), forKey: "photo")
+            let manager = KingfisherManager(downloader: ImageDownloader(name: "cancelled-while-decoding"), cache: cache)
+            var oneThread = manager.engine
+            oneThread.decodeConcurrency = 1
+            manager.engine = oneThread
+            let blocking = BlockingProcessor()
+            let resource = KF.ImageResource(
+                downloadURL: URL(string: "http://127.0.0.1:9/photo.png")!, cacheKey: "photo")
+            // Given a retrieval whose original, found on disk, is being processed (the processor holds its thread)
+            let retrieval = Task { try await manager.retrieveImage(with: resource, options: [.processor(blocking)]) }
+            #expect(await eventually(timeout: 40) { blocking.entered.count == 1 })
+            // When it is cancelled, it is told so at once, with the processor still running
+            retrieval.cancel()
+            let outcome = await retrieval.result
+            #expect(outcome.error?.isTaskCancelled == true, "\(outcome)")
+            #expect(blocking.entered.count == 1)
+            // and nothing was stored for it; the processor finishes on its thread (the next job runs after it)
+            blocking.release.signal()
+            await manager.pipeline.decoder.lane.run {}
+            #expect(cache.imageCachedType(forKey: "photo", processorIdentifier: blocking.identifier) == .none)
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The failure as a `KingfisherError`, if it is one.
+    fileprivate var error: KingfisherError? {
+        guard case .failure(let error) = self else { return nil }
+        return error as? KingfisherError
+    }
+}
