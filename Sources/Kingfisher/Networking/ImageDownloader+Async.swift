@@ -1,5 +1,4 @@
 public import Foundation
-import KingfisherLocking
 
 extension ImageDownloader {
     /// Downloads and processes the image at `url`; the async twin of
@@ -22,21 +21,16 @@ extension ImageDownloader {
     }
 
     /// As ``downloadImage(with:options:)-(_,KingfisherOptionsInfo?)``, with parsed options and an optional
-    /// progress block. Goes through ``downloadImage(with:options:completionHandler:)``, so a subclass sees it.
+    /// progress block. Runs in the calling task; a subclass's ``downloadImage(with:options:completionHandler:)``
+    /// override sees it (then through that callback).
     public func downloadImage(
         with url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock? = nil
-    ) async throws -> ImageLoadingResult {
+    ) async throws(KingfisherError) -> ImageLoadingResult {
         let handle = DownloadTask()
         let options = Self.directCallerOptions(options)
-        let result = await withTaskCancellationHandler {
-            await withSanitizedCheckedContinuation { continuation in
-                start(
-                    url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: true,
-                    completion: { continuation.resume(returning: $0) })
-            }
-        } onCancel: {
-            handle.cancel()
-        }
+        let result = await download(url, options: options, progressBlock: progressBlock, handle: handle)
+        handle.markFinished()
+        await options.previewSink?.close()
         return try result.get()
     }
 }
