@@ -1,0 +1,176 @@
+import Foundation
+import KingfisherLocking
+
+/// What a cache step found.
+enum CacheStep {
+    /// Not cached: go on to the next step.
+    case miss
+    /// The retrieval was cancelled; ``ImageRetrieval/run()`` makes sure the caller is told.
+    case cancelled
+    /// The retrieval of this source ended here.
+    case done(Result<RetrieveImageResult, KingfisherError>)
+    /// Cached, but following HTTP caching it must be downloaded again.
+    case refetch
+}
+
+extension ImageRetrieval {
+    /// Steps 1 and 2: memory, then disk, under `key@processor`. A disk read that fails counts as a miss. A disk
+    /// hit goes to memory only once the retrieval has committed (nothing is written after a cancel).
+    ///
+    /// As in Kingfisher, a memory hit made from animated data with other image-creating options is made again from
+    /// that data, and a disk hit of a serializer that keeps original data is processed (the file holds the
+    /// unprocessed bytes). Kingfisher processes memory hits of such a serializer again too; here memory holds the
+    /// processed image already, so they are not.
+    func fromTargetCache(_ source: Source) async -> CacheStep {
+        let options = internalOptions
+        var validation: HTTPValidation?
+        if case .network(let resource) = source, let policy = httpPolicy(for: source) {
+            // Following HTTP caching, the record decides before the entry is read: a stale entry costs a
+            // conditional request, and its bytes are read only when they are to be used.
+            guard await isInTargetCache(source.cacheKey, options: options) else { return .miss }
+            switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
+            case .use(let how): validation = how
+            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
+            case .refetch: return .refetch
+            case .failed(let error): return .done(.failure(error))
+            }
+        }
+        // (A 304 whose entry was removed meanwhile finds nothing here: the source is downloaded.)
+        guard let (found, cacheType) = await lookUp(source.cacheKey, in: targetCache, options: options) else {
+            return validation == nil ? .miss : .refetch
+        }
+        // Made again or processed first, when the cached image needs it; `nil` inside: cancelled meanwhile.
+        var prepared: Result<KFCrossPlatformImage, KingfisherError>??
+        if cacheType == .memory, CachedImageRebuild.isNeeded(for: found, options: options) {
+            prepared = await CachedImageRebuild.rebuilt(found, options: options, on: decoder, engine: engine)
+        } else if cacheType == .disk, options.cacheSerializer.originalDataUsed, hasCustomProcessor {
+            prepared = await CachedImageRebuild.processed(.image(found), options: options, on: decoder, engine: engine)
+        }
+        let image: KFCrossPlatformImage
+        switch prepared {
+        case nil: image = found
+        case .some(nil): return .cancelled
+        case .success(let made): image = made
+        case .failure(let error): return .done(.failure(error))
+        }
+        guard commit() else { return .cancelled }
+        if cacheType == .disk {
+            let computed = ImageCache.computedKey(
+                forKey: source.cacheKey, processorIdentifier: options.processor.identifier)
+            targetCache.memoryStorage.store(value: image, forKey: computed, expiration: options.memoryCacheExpiration)
+        }
+        let serializer = options.cacheSerializer
+        return .done(
+            .success(
+                result(image, from: source, cacheType: cacheType, validation: validation) {
+                    serializer.data(with: image, original: nil)
+                }))
+    }
+
+    /// Whether the target cache has an entry of `key` for these options (in memory, or on disk unless
+    /// `fromMemoryCacheOrRefresh`), without reading it.
+    func isInTargetCache(_ key: String, options: KingfisherParsedOptionsInfo) async -> Bool {
+        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
+        if targetCache.memoryStorage.isCached(forKey: computed) { return true }
+        guard !options.fromMemoryCacheOrRefresh else { return false }
+        return await targetCache.isCachedOnDisk(computedKey: computed, forcedExtension: options.forcedExtension)
+    }
+
+    /// The image in `cache`'s memory, or (unless `fromMemoryCacheOrRefresh`) decoded from its disk, without
+    /// writing anything; `nil` on a miss, a failed read, or a cancel before the disk read.
+    private func lookUp(
+        _ key: String, in cache: ImageCache, options: KingfisherParsedOptionsInfo
+    ) async -> (KFCrossPlatformImage, CacheType)? {
+        if let image = cache.retrieveImageInMemoryCache(forKey: key, options: options) { return (image, .memory) }
+        guard !options.fromMemoryCacheOrRefresh, !isCancelled else { return nil }
+        guard case .success(let image?)? = await cache.imageFromDisk(forKey: key, options: options, on: decoder) else {
+            return nil
+        }
+        return (image, .disk)
+    }
+
+    /// Step 3: for a processor other than the default, the original image under the plain key in the original
+    /// cache, processed again and stored in the target cache.
+    ///
+    /// - Note: Unlike Kingfisher, an original read from disk is not put in the memory cache: it is usually the
+    ///   large image the processor exists to avoid keeping.
+    func fromOriginalCache(_ source: Source) async -> CacheStep {
+        let key = source.cacheKey
+        guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !isCancelled, await isOriginalCached(key)
+        else { return .miss }
+        var validation: HTTPValidation?
+        if case .network(let resource) = source, let policy = httpPolicy(for: source) {
+            // The original's record decides before it is read: fresh, it is processed again; stale, it is
+            // revalidated first (a 304 keeps it, a 200 is the new image, processed as downloaded).
+            switch await validate(resource, processorIdentifier: "", policy: policy) {
+            case .use(let how): validation = how
+            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
+            case .refetch: return .refetch
+            case .failed(let error): return .done(.failure(error))
+            }
+        }
+        let outcome: Result<KFCrossPlatformImage, KingfisherError>
+        switch await processedOriginal(key) {
+        case .some(let processed): outcome = processed
+        case .none: return isCancelled ? .cancelled : .miss
+        }
+        let processed: KFCrossPlatformImage
+        switch outcome {
+        case .success(let image): processed = image
+        case .failure(let error): return .done(.failure(error))
+        }
+        guard commit() else { return .cancelled }
+        let stored = await store(processed, original: nil, key: key, storingOriginal: false)
+        if validation != nil {
+            await HTTPFreshness.addVariant(options.processor.identifier, forKey: key, in: targetCache)
+        }
+        let serializer = options.cacheSerializer
+        return .done(
+            .success(
+                result(processed, from: source, cacheType: .none, stored: stored, validation: validation) {
+                    serializer.data(with: processed, original: nil)
+                }))
+    }
+
+    /// The cached original of `key` processed by the options' processor; `nil` when it is not cached (or the
+    /// retrieval was cancelled). An original in memory is processed as an image. One on disk is processed from its
+    /// bytes when the serializer decodes them the default way, so a downsampling processor shrinks it on load
+    /// instead of decoding it at full size first; bytes that are no image are removed and count as a miss.
+    private func processedOriginal(_ key: String) async -> Result<KFCrossPlatformImage, KingfisherError>? {
+        let processingOptions = internalOptions
+        let metrics = self.metrics
+        let lookupOptions = originalOptions
+        let inMemory = originalCache.retrieveImageInMemoryCache(forKey: key, options: lookupOptions)
+        if inMemory == nil, lookupOptions.cacheSerializer is any DefaultDecodingCacheSerializer {
+            guard !isCancelled,
+                case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
+            else { return nil }
+            guard !isCancelled else { return nil }
+            // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
+            guard
+                let outcome = await decoder.runUnlessCancelled(
+                    on: options.processingQueue, decoding: data, engine: engine,
+                    { metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) } })
+            else { return nil }
+            if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) = outcome,
+                processor.reason.meansNotAnImage
+            {
+                await originalCache.removeUndecodable(forKey: key, bytes: data.count, options: lookupOptions)
+                return nil
+            }
+            return outcome
+        }
+        guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !isCancelled else {
+            return nil
+        }
+        return await decoder.runUnlessCancelled(on: options.processingQueue, engine: engine) {
+            metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
+        }
+    }
+
+    /// The existence probe before reading an original: memory, then a `stat` on the original cache's I/O threads
+    /// (never a thread of the cooperative pool; Kingfisher's `asyncCacheTypeCheck` asks for as much).
+    private func isOriginalCached(_ key: String) async -> Bool {
+        await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: options.forcedExtension).cached
+    }
+}
