@@ -3,7 +3,8 @@ import KingfisherLocking
 import Logging
 
 /// One retrieval by ``KingfisherManager``, as one `async` function, ``run()``: the source (then its alternatives
-/// while they fail) through the caches, the fetch, processing and storing (see ImageRetrieval+Run.swift and the stages beside it).
+/// while they fail) through the caches, the fetch, processing and storing (ImageRetrieval+Run.swift, and a file
+/// per stage beside it).
 ///
 /// It runs inside one Swift task; cancelling that task cancels it (the download or provider it waits on included).
 /// The caller's ``DownloadTask``s stand for that task: the callback and `async` APIs make cancelling any of them
