@@ -89,9 +89,8 @@ extension ImageCache {
     }
 
     /// The disk bytes of `image` for the pipeline's store: the options' serializer run on `decoder` (the cache's
-    /// own by default)
-    /// (never inside the write barrier, so an encode does not hold up disk lookups). A serializer that gives no
-    /// bytes fails with `cannotSerializeImage` (logged).
+    /// own by default), never on the disk threads, so an encode does not hold up disk lookups. A serializer that
+    /// gives no bytes fails with `cannotSerializeImage` (logged).
     func encodeForDisk(
         _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo,
         on decoder: DecodeStage? = nil

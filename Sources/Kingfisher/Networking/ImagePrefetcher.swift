@@ -241,7 +241,7 @@ public final class ImagePrefetcher: Sendable {
                 if record?.state(ofVariant: identifier, at: now, policy: policy) == .fresh {
                     self.loadCached(index, cached: cached, cache: cache)
                 } else if self.storesOriginalData {
-                    self.loadOriginalData(index, cache: cache)
+                    self.loadOriginalData(index)
                 } else {
                     self.retrieve(index)
                 }
@@ -274,7 +274,7 @@ public final class ImagePrefetcher: Sendable {
                 if intact { self.finish(index, .skipped) } else { self.loadCached(index, cached: .none, cache: cache) }
             }
         case .none where storesOriginalData:
-            loadOriginalData(index, cache: cache)
+            loadOriginalData(index)
         case .none:
             retrieve(index)
         }

@@ -30,7 +30,7 @@ extension ImageRetrieval {
             let queue = options.callbackQueue
             return { received, total in queue.execute { block(received, total) } }
         }
-        var downloadOptions = internalOptions
+        var downloadOptions = fetchOptions
         downloadOptions.conditionalHeaders = conditionalHeaders
         if options.httpCachePolicy?.resumes == true { downloadOptions.partialDownloads = targetCache.partialDownloads }
         let loaded = await downloader.download(
@@ -53,7 +53,7 @@ extension ImageRetrieval {
         let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
         handle.report(cancelled)
         guard !isCancelled else { return .failure(cancelled) }
-        let processingOptions = internalOptions
+        let processingOptions = fetchOptions
         let key = ProviderLoadKey(cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions))
         let (metrics, decoder, engine) = (self.metrics, self.decoder, self.engine)
         let loaded = await providerLoads.value(for: key) {
@@ -80,9 +80,11 @@ extension ImageRetrieval {
         guard !Task.isCancelled else {
             return .failure(.requestError(reason: .dataProviderCancelled(provider: provider)))
         }
+        // A header check decodes nothing: it never waits for the admission of large decodes.
+        let decoding = options.processor is ImageHeaderCheck.Processor ? nil : data
         guard
             let result = await decoder.runUnlessCancelled(
-                on: options.processingQueue, decoding: data, engine: engine,
+                on: options.processingQueue, decoding: decoding, engine: engine,
                 { metrics.timeProvider { ProcessingStage.image(from: data, options: options) } })
         else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }

@@ -47,7 +47,9 @@ extension ImageRetrieval {
         if options.forceRefresh, httpPolicy(for: source) != nil {
             replacing = await isInTargetCache(key, options: internalOptions)
         }
-        if !options.forceRefresh {
+        if case .originalBytes = mode {
+            // The caller looked: the source is not cached, or its entry is stale.
+        } else if !options.forceRefresh {
             guard !isCancelled else { return nil }
             switch await fromTargetCache(source) {
             case .miss: break

@@ -44,8 +44,10 @@ extension ImageRetrieval {
     ) async -> StoreOutcome {
         let toDisk = !options.cacheMemoryOnly && allowedOnDisk
         let keepOriginal = storingOriginal && options.cacheOriginalImage && hasCustomProcessor && toDisk
-        // Memory now, for this caller; the disk entry is shared.
-        targetCache.store(image, forKey: key, options: internalOptions, toDisk: false, completionHandler: nil)
+        // Memory now, for this caller (an original-bytes retrieval has no image to keep); the disk entry is shared.
+        if case .image = mode {
+            targetCache.store(image, forKey: key, options: internalOptions, toDisk: false, completionHandler: nil)
+        }
         if !toDisk, record == nil {
             if options.httpCachePolicy?.followsHeaders == true {
                 // `no-store`: nothing of this response on disk, and no older entries either.
@@ -66,6 +68,24 @@ extension ImageRetrieval {
         } ?? StoreOutcome()
     }
 
+    /// The disk bytes of `image`: encoded on the decode stage; for an original-bytes retrieval, the serializer's
+    /// keeping of the bytes as they came, on this thread (nothing is encoded), where a serializer that needs the
+    /// image is no failure to log (the prefetcher loads such a source through the manager instead).
+    private func encoded(
+        _ image: KFCrossPlatformImage, original: Data?, key: String, options: KingfisherParsedOptionsInfo
+    ) async -> Result<Data, KingfisherError> {
+        guard case .originalBytes = mode else {
+            return await targetCache.encodeForDisk(
+                image, original: original, forKey: key, options: options, on: decoder)
+        }
+        let serializer = options.cacheSerializer
+        guard let data = serializer.data(with: image, original: original) else {
+            return .failure(
+                .cacheError(reason: .cannotSerializeImage(image: image, original: original, serializer: serializer)))
+        }
+        return .success(data)
+    }
+
     /// Encodes the image (when `toDisk`; the serializer gets the original bytes too) and writes it, the original
     /// with `keepOriginal`, and the response's record after them; waits for the writes with `waitForCache`.
     private func writeToDisk(
@@ -78,9 +98,7 @@ extension ImageRetrieval {
         var writes: [PendingWrite] = []
         var outcome = StoreOutcome()
         if toDisk {
-            switch await targetCache.encodeForDisk(
-                image, original: original, forKey: key, options: storeOptions, on: decoder)
-            {
+            switch await encoded(image, original: original, key: key, options: storeOptions) {
             case .success(let data):
                 outcome.encoded = data
                 let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)

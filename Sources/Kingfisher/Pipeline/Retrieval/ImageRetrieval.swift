@@ -15,7 +15,19 @@ import Logging
 /// When the source fails and `.alternativeSources` has more, each alternative gets a new handle, handed to
 /// `downloadTaskUpdated` (as Kingfisher does). Every handle of the retrieval keeps cancelling all of it.
 final class ImageRetrieval: Sendable {
+    /// What a retrieval makes of its source.
+    enum Mode: Sendable {
+        /// The image: looked up in the caches, else fetched, decoded, processed and stored (the manager's).
+        case image
+        /// The source's bytes on disk, for a prefetch that keeps original data (see
+        /// ``ImagePrefetcher/storesOriginalData``): fetched without a cache lookup, their header checked
+        /// (``ImageHeaderCheck``, every frame counted when `allFrames`) instead of decoding them, and stored as the
+        /// serializer keeps them, nothing in memory. The result's image is empty.
+        case originalBytes(allFrames: Bool)
+    }
+
     let originalSource: Source
+    let mode: Mode
     /// The caller's options; `callbackQueue` is where the completion and progress run.
     let options: KingfisherParsedOptionsInfo
     let targetCache: ImageCache
@@ -38,9 +50,11 @@ final class ImageRetrieval: Sendable {
 
     init(
         source: Source, options: KingfisherParsedOptionsInfo, manager: KingfisherManager, handle: DownloadTask,
-        progressBlock: DownloadProgressBlock?, downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil
+        progressBlock: DownloadProgressBlock?, downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
+        mode: Mode = .image
     ) {
         self.originalSource = source
+        self.mode = mode
         var options = options
         options.engine = options.engine ?? manager.engine
         options.httpCachePolicy = options.httpCachePolicy ?? manager.httpCachePolicy
@@ -148,6 +162,17 @@ final class ImageRetrieval: Sendable {
 
     /// The decode limits of the retrieval: the call's, else the manager's.
     var engine: ImageEngine.Configuration { options.engine ?? .default }
+
+    /// The options of the fetch step: the internal options, with (for ``Mode/originalBytes(allFrames:)``) the
+    /// header check instead of the processor and no previews.
+    var fetchOptions: KingfisherParsedOptionsInfo {
+        guard case .originalBytes(let allFrames) = mode else { return internalOptions }
+        var fetch = internalOptions
+        fetch.processor = ImageHeaderCheck.Processor(allFrames: allFrames, reported: options.processor)
+        fetch.progressiveJPEG = nil
+        fetch.previewSink = nil
+        return fetch
+    }
 
     /// Whether a processor other than the default is set, so an original image can differ from the result.
     var hasCustomProcessor: Bool { !options.processor.identifier.isEmpty }
