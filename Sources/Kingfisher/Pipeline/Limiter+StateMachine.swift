@@ -12,16 +12,21 @@ extension Limiter {
             case resume(Waiter)
             /// This waiter will not get a permit (it was cancelled): resume it with cancellation.
             case cancel(Waiter)
+            /// This waiter found the queue full: resume it with ``Limiter/QueueFull``.
+            case refuse(Waiter)
         }
 
         private(set) var limit: Int
+        /// How many may wait; one more is refused at once.
+        let maxWaiting: Int
         private var holders: Set<Int> = []
         private var waiting = PriorityQueue<UInt8, (id: Int, waiter: Waiter)>()
         /// Callers cancelled before they asked (a cancellation handler can run before the body it guards).
         private var cancelledEarly: Set<Int> = []
 
-        init(limit: Int) {
+        init(limit: Int, maxWaiting: Int = .max) {
             self.limit = max(1, limit)
+            self.maxWaiting = max(0, maxWaiting)
         }
 
         /// How many hold a permit.
@@ -34,10 +39,11 @@ extension Limiter {
         var waitingPriorities: [UInt8] { waiting.priorities }
 
         /// `id` asks for a permit at `priority`: it runs at once when one is free, otherwise it waits, unless its
-        /// cancellation came first.
+        /// cancellation came first or the queue is full.
         mutating func acquire(_ id: Int, priority: UInt8, waiter: Waiter) -> Action {
             if cancelledEarly.remove(id) != nil { return .cancel(waiter) }
             guard holders.count < limit else {
+                guard waiting.count < maxWaiting else { return .refuse(waiter) }
                 waiting.append((id, waiter), priority: priority)
                 return .none
             }

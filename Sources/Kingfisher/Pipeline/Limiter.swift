@@ -19,9 +19,13 @@ package final class Limiter: Sendable {
 
     private let state: Locked<State>
 
-    /// A limiter that lets `limit` callers (at least one) hold a permit at once.
-    package init(limit: Int) {
-        state = Locked(State(machine: StateMachine(limit: limit)))
+    /// What a caller gets when it finds every permit held and ``maxWaiting`` callers waiting already.
+    package struct QueueFull: Error {}
+
+    /// A limiter that lets `limit` callers (at least one) hold a permit at once, and up to `maxWaiting` wait for
+    /// one (unbounded by default); a caller beyond both is refused at once with ``QueueFull``.
+    package init(limit: Int, maxWaiting: Int = .max) {
+        state = Locked(State(machine: StateMachine(limit: limit, maxWaiting: maxWaiting)))
     }
 
     /// How many callers it lets run at once. Raising it lets waiters run at once; lowering it lets the callers
@@ -48,7 +52,7 @@ package final class Limiter: Sendable {
     /// Runs `body` once a permit is free, and gives the permit back when it returns. A caller cancelled while it
     /// waits (its task, or `stop`) leaves the queue: `body` does not run.
     /// - Throws: `CancellationError` when the calling task was cancelled, or `stop` stopped, before it got a
-    ///   permit, or what `body` throws.
+    ///   permit; ``QueueFull`` when it found the queue full; or what `body` throws.
     package func withPermit<T: Sendable, Failure: Error>(
         stoppedBy stop: PermitStop? = nil, _ body: () async throws(Failure) -> T
     ) async throws -> T {
@@ -76,9 +80,11 @@ package final class Limiter: Sendable {
     package func withPermitIgnoringCancellation<T: Sendable, Failure: Error>(
         _ body: () async throws(Failure) -> T
     ) async throws(Failure) -> T {
+        assert(state.withLock { $0.machine.maxWaiting } == .max, "a bounded queue may refuse: use withPermit")
         let id = nextID()
         await withTaskPriorityEscalationHandler {
-            // Nothing but a cancellation handler refuses a waiter, and none is installed here.
+            // Nothing but a cancellation handler (or a full queue, which an unbounded one never is) refuses a
+            // waiter, and none is installed here.
             try? await wait(id)
         } onPriorityEscalated: { _, raised in
             raise(id, to: raised)
@@ -119,6 +125,7 @@ package final class Limiter: Sendable {
         case .run: caller?.resume()
         case .resume(let waiter): waiter.resume()
         case .cancel(let waiter): waiter.resume(throwing: CancellationError())
+        case .refuse(let waiter): waiter.resume(throwing: QueueFull())
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 public import Hummingbird
 public import Prometheus
 import HTTPTypes
+import Kingfisher
 public import Logging
 import NIOCore
 
@@ -60,7 +61,7 @@ extension ImageServer {
         }
         metrics.countResponse(
             status: response.status.code, nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - start))
-        metrics.recordQueue(gate.load.queued)
+        metrics.recordQueue(gate.waitingCount)
         return response
     }
 

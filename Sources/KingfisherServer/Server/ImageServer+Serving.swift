@@ -27,9 +27,15 @@ extension ImageServer {
         let outcome = await production.value(for: key) {
             started.withLock { $0 = true }
             return await Result(awaiting: {
-                guard await self.gate.enter() else { throw ImageServerError.overloaded }
-                defer { self.gate.leave() }
-                return try await self.make(source: source, plan: plan, key: key, logger: logger)
+                do {
+                    return try await self.gate.withPermit {
+                        try await self.make(source: source, plan: plan, key: key, logger: logger)
+                    }
+                } catch is Limiter.QueueFull {
+                    throw ImageServerError.overloaded
+                } catch is CancellationError {
+                    throw ImageServerError.overloaded
+                }
             })
         }
         guard let outcome else { throw CancellationError() }

@@ -33,7 +33,10 @@ public final class ImageServer: Sendable {
     let recentResults: MemoryStorage.Backend<ServedImage>
     /// Results being made, shared by concurrent requests for the same one.
     let production = SharedWork<String, Result<ServedImage, any Error>>()
-    let gate: RequestGate
+    /// The bounded request queue: `maximumActiveRequests` make results at once, up to `maximumQueuedRequests`
+    /// more wait their turn, and one beyond both is turned away at once (a `503` with `Retry-After`), so a burst
+    /// costs memory in proportion to the limits, not to the burst.
+    let gate: Limiter
     let metrics: ServerMetrics
     /// Held here: the downloader keeps its delegate weakly.
     private let statusPolicy = SuccessOnlyStatusPolicy()
@@ -95,8 +98,8 @@ public final class ImageServer: Sendable {
         locator = SourceLocator(rootDirectory: configuration.rootDirectory)
         recentResults = MemoryStorage.Backend(
             config: MemoryStorage.Config(totalCostLimit: max(0, configuration.resultMemoryBytes)))
-        gate = RequestGate(
-            active: max(1, configuration.maximumActiveRequests), queued: max(0, configuration.maximumQueuedRequests))
+        gate = Limiter(
+            limit: max(1, configuration.maximumActiveRequests), maxWaiting: max(0, configuration.maximumQueuedRequests))
         metrics = ServerMetrics(factory: metricsFactory ?? MetricsSystem.factory)
     }
 

@@ -14,6 +14,7 @@ struct LimiterStateMachineTests {
         case .run: "run"
         case .resume(let waiter): "resume \(waiter)"
         case .cancel(let waiter): "cancel \(waiter)"
+        case .refuse(let waiter): "refuse \(waiter)"
         }
     }
 
@@ -82,6 +83,20 @@ struct LimiterStateMachineTests {
         #expect(text(machine.release(0)) == "none" && text(machine.release(2)) == "none")
         #expect(text(machine.release(3)) == "resume low")
         #expect(machine.changeLimit(to: 0).isEmpty && machine.limit == 1)
+    }
+
+    @Test("a bounded queue refuses a caller beyond it at once; a freed place takes the next one")
+    func boundedQueueRefuses() {
+        var machine = Machine(limit: 1, maxWaiting: 1)
+        #expect(text(machine.acquire(0, priority: 17, waiter: "holder")) == "run")
+        #expect(text(machine.acquire(1, priority: 17, waiter: "queued")) == "none")
+        #expect(text(machine.acquire(2, priority: 25, waiter: "turned away")) == "refuse turned away")
+        #expect(machine.waitingCount == 1)
+        #expect(text(machine.release(0)) == "resume queued")
+        #expect(text(machine.acquire(3, priority: 17, waiter: "next")) == "none")
+        var none = Machine(limit: 1, maxWaiting: 0)
+        #expect(text(none.acquire(0, priority: 17, waiter: "a")) == "run")
+        #expect(text(none.acquire(1, priority: 17, waiter: "b")) == "refuse b")
     }
 
     @Test("a waiter raised in priority overtakes those queued before it; never lowered")
