@@ -133,6 +133,21 @@ extension ImageCache {
         }
     }
 
+    /// Writes already-encoded bytes under `computedKey` on ``io`` (a shared job, as ``enqueueWrite``'s) and returns
+    /// once they are written: the failure, if any.
+    func write(
+        _ data: Data, computedKey: String, expiration: StorageExpiration?, writeOptions: Data.WritingOptions = [],
+        forcedExtension: String?
+    ) async -> KingfisherError? {
+        let result = await io.perform {
+            self.writeToDisk(
+                data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
+                forcedExtension: forcedExtension)
+        }
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+
     /// Writes, as an exclusive job, what `latest` returns when the write runs (nothing when it returns `nil`):
     /// writes of one small file that changes often (an HTTP cache record) then land in order, each with the newest
     /// content. Returns once it is written.

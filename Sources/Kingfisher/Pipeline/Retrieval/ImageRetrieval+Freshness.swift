@@ -94,11 +94,8 @@ extension ImageRetrieval {
                 await HTTPFreshness.removeEverything(forKey: key, in: cache, originalCache: cache)
                 return
             }
-            await withCheckedContinuation { continuation in
-                cache.store(
-                    fetched.image, original: fetched.originalData, forKey: key, options: conditional,
-                    toDisk: true, completionHandler: { _ in continuation.resume() })
-            }
+            // A failed write reached the cache's logger.
+            try? await cache.store(fetched.image, original: fetched.originalData, forKey: key, options: conditional)
             await HTTPFreshness.save(
                 newRecord, variants: [processor.identifier], forKey: key, in: cache, originalCache: cache,
                 expiration: expiration)

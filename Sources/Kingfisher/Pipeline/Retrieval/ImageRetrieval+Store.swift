@@ -147,12 +147,9 @@ extension ImageRetrieval {
             return outcome
         }
         for write in writes {
-            let written = await withSanitizedCheckedContinuation { continuation in
-                write.cache.enqueueWrite(
-                    write.data, computedKey: write.computedKey, expiration: expiration,
-                    writeOptions: write.writeOptions, forcedExtension: forcedExtension,
-                    done: { continuation.resume(returning: $0) })
-            }
+            let written = await write.cache.write(
+                write.data, computedKey: write.computedKey, expiration: expiration, writeOptions: write.writeOptions,
+                forcedExtension: forcedExtension)
             outcome.failure = outcome.failure ?? written
         }
         if let recordWrite { await recordWrite() }
