@@ -100,15 +100,17 @@ extension ImageCache {
         }
     }
 
-    /// The disk hit of `key@<processor>`: its bytes read on ``io``, then decoded with the options' serializer
-    /// on `decoder` (the cache's own by default); a file that no longer decodes is removed and counts as a miss. Concurrent lookups
-    /// of one entry (with the same image options) share one read and one decode. `nil` when the calling task was
-    /// cancelled first. Each caller's lookup counts as a disk hit or miss.
+    /// The disk hit of `key@<processor>`: its bytes read on ``io``, then decoded with the options' serializer on
+    /// `decoder` with `engine`'s limits (the cache's own by default); a file that no longer decodes is removed and
+    /// counts as a miss. Concurrent lookups of one entry (with the same image options) share one read and one
+    /// decode. `nil` when the calling task was cancelled first. Each caller's lookup counts as a disk hit or miss.
     func imageFromDisk(
-        forKey key: String, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage? = nil
+        forKey key: String, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage? = nil,
+        engine: ImageEngine.Configuration? = nil
     ) async -> Result<KFCrossPlatformImage?, KingfisherError>? {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-        let found = await diskReads.value(for: DiskReadKey(computed, options)) { [self] in
+        let engine = engine ?? self.engine
+        let found = await diskReads.value(for: DiskReadKey(computed, options, engine: engine)) { [self] in
             let read = await readFromDisk(computedKey: computed, options: options)
             guard case .success(let data?) = read else { return read.map { _ in nil } }
             let serializer = options.cacheSerializer
@@ -116,7 +118,7 @@ extension ImageCache {
             // Every lookup waiting for this one left while its decode waited: the decode never runs.
             guard
                 let decoded = await (decoder ?? self.decoder).runUnlessCancelled(
-                    on: nil, decoding: data, engine: options.engine ?? engine,
+                    on: nil, decoding: data, engine: engine,
                     { metrics.timeDecode { serializer.image(with: data, options: options) } })
             else { return .success(nil) }
             guard let image = decoded else {
@@ -206,12 +208,12 @@ struct DiskReadKey: Hashable, Sendable {
     let onlyFirstFrame: Bool
     let engine: ImageEngine.Configuration?
 
-    init(_ computedKey: String, _ options: KingfisherParsedOptionsInfo) {
+    init(_ computedKey: String, _ options: KingfisherParsedOptionsInfo, engine: ImageEngine.Configuration?) {
         self.computedKey = computedKey
         forcedExtension = options.forcedExtension
         serializer = String(describing: type(of: options.cacheSerializer))
         scale = Double(options.scaleFactor)
         onlyFirstFrame = options.onlyLoadFirstFrame
-        engine = options.engine
+        self.engine = engine
     }
 }

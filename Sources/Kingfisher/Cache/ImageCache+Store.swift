@@ -93,13 +93,13 @@ extension ImageCache {
     /// gives no bytes fails with `cannotSerializeImage` (logged).
     func encodeForDisk(
         _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo,
-        on decoder: DecodeStage? = nil
+        on decoder: DecodeStage? = nil, engine: ImageEngine.Configuration? = nil
     ) async -> Result<Data, KingfisherError> {
         let serializer = options.cacheSerializer
         let metrics = self.metrics
         // On the executor's own threads: a `processingQueue` is where images are processed (as in Kingfisher, whose
         // encode runs on the cache's queue), not where the cache's bytes are made.
-        let data = await (decoder ?? self.decoder).run(on: nil, engine: options.engine ?? engine) {
+        let data = await (decoder ?? self.decoder).run(on: nil, engine: engine ?? self.engine) {
             metrics.timeEncode { serializer.data(with: image, original: original) }
         }
         guard let data else {

@@ -28,14 +28,12 @@ public final class ImageRetrievalTask: Sendable {
     ) {
         let (previews, continuation) = AsyncStream.makeStream(
             of: KFCrossPlatformImage.self, bufferingPolicy: .bufferingNewest(1))
-        var options = options
         let sink = options.progressiveJPEG.map { progressive in
             PreviewSink(progressive: progressive) { preview in
                 _ = progressive.onImageUpdated.call(preview)
                 continuation.yield(preview)
             }
         }
-        options.previewSink = sink
         if sink == nil { continuation.finish() }
         self.previews = previews
         self.continuation = continuation
@@ -47,7 +45,7 @@ public final class ImageRetrievalTask: Sendable {
             do {
                 guard let source else { throw KingfisherError.imageSettingError(reason: .emptySource) }
                 let result = try await manager.retrieveImage(
-                    with: source, parsedOptions: options, progressBlock: progressBlock)
+                    with: source, parsedOptions: options, progressBlock: progressBlock, previewSink: sink)
                 if let onSuccess { queue.execute { onSuccess(result) } }
                 return result
             } catch let error as KingfisherError {

@@ -26,15 +26,18 @@ extension KingfisherManager {
     /// The `async` retrieval with parsed options: the pipeline's retrieval, run in the calling task. A memory hit
     /// returns without suspending; a cancel answers at once (every step's wait leaves when its task is cancelled,
     /// and work shared with others goes on for them).
+    /// - Parameter previewSink: where progressive previews go (an ``ImageRetrievalTask``'s stream); without one,
+    ///   to ``ImageProgressive/onImageUpdated``.
     func retrieveImage(
         with source: Source, parsedOptions options: KingfisherParsedOptionsInfo,
-        progressBlock: DownloadProgressBlock? = nil
+        progressBlock: DownloadProgressBlock? = nil, previewSink: PreviewSink? = nil
     ) async throws(KingfisherError) -> RetrieveImageResult {
         if let hit = memoryHit(source, options: options) { return hit }
         var options = options
         options.callbackQueue = .untouch
         let retrieval = ImageRetrieval(
-            source: source, options: options, manager: self, handle: DownloadTask(), progressBlock: progressBlock)
+            source: source, options: options, manager: self, handle: DownloadTask(), progressBlock: progressBlock,
+            previewSink: previewSink)
         return try await retrieval.value().get()
     }
 }

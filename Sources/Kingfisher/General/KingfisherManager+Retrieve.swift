@@ -50,13 +50,15 @@ extension KingfisherManager {
             downloadTaskUpdated: downloadTaskUpdated, completionHandler: completionHandler)
     }
 
-    /// The callback retrieval with parsed options (the default options already applied).
+    /// The callback retrieval with parsed options (the default options already applied); progressive previews go
+    /// to `previewSink` (an image target's), else to ``ImageProgressive/onImageUpdated``.
     @discardableResult
     func retrieveImage(
         with source: Source,
         parsedOptions options: KingfisherParsedOptionsInfo,
         progressBlock: DownloadProgressBlock? = nil,
         downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
+        previewSink: PreviewSink? = nil,
         completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?
     ) -> DownloadTask? {
         if let hit = memoryHit(source, options: options) {
@@ -68,7 +70,7 @@ extension KingfisherManager {
         let handle = DownloadTask()
         let retrieval = ImageRetrieval(
             source: source, options: options, manager: self, handle: handle, progressBlock: progressBlock,
-            downloadTaskUpdated: downloadTaskUpdated)
+            downloadTaskUpdated: downloadTaskUpdated, previewSink: previewSink)
         retrieval.start(completion: completionHandler)
         return handle
     }

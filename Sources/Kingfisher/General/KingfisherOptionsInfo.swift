@@ -157,19 +157,6 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var logger: Logger?
     /// The call's ``HTTPCachePolicy``; `nil` uses the manager's. Ours.
     public var httpCachePolicy: HTTPCachePolicy?
-    /// Where this load's previews go; set by whoever starts a load with `progressiveJPEG` (a target, the manager, an
-    /// ``ImageRetrievalTask``), never by an option.
-    var previewSink: PreviewSink?
-    /// The decode limits and concurrency of the load's owner (a manager), when it has its own; components fall
-    /// back to theirs. Set by the manager, never by an option.
-    var engine: ImageEngine.Configuration?
-    /// Header fields that make the download a conditional request (`If-None-Match`, `If-Modified-Since`), added
-    /// after the request modifier: a revalidation of a cached entry. Set by the manager, never by an option.
-    var conditionalHeaders: [String: String]?
-    /// Where a body cut off mid-transfer is kept, and looked for before a request, so that the download resumes
-    /// (see ``PartialDownload``); `nil` downloads every body whole. Set by the manager, never by an option.
-    var partialDownloads: PartialDownloadStore?
-
     public init(_ info: KingfisherOptionsInfo?) {
         self.init(folding: info ?? [])
         finish()

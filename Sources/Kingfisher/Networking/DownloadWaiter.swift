@@ -18,6 +18,8 @@ final class DownloadWaiter: Sendable {
     /// The URL the caller asked for.
     let url: URL
     let options: KingfisherParsedOptionsInfo
+    /// What the pipeline handed the download besides the options (previews, limits, validators).
+    let context: DownloadContext
     let progressBlock: DownloadProgressBlock?
     /// The caller's handle: previews stop when it is cancelled.
     let handle: DownloadTask
@@ -28,11 +30,13 @@ final class DownloadWaiter: Sendable {
     private let continuation: DeliverOnce<Result<ImageLoadingResult, KingfisherError>>
 
     init(
-        url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        decoder: DecodeStage, resume: @escaping @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void
+        url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext = DownloadContext(),
+        progressBlock: DownloadProgressBlock?, handle: DownloadTask, decoder: DecodeStage,
+        resume: @escaping @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void
     ) {
         self.url = url
         self.options = options
+        self.context = context
         self.progressBlock = progressBlock
         self.handle = handle
         self.decoder = decoder

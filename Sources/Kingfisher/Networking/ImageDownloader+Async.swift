@@ -27,10 +27,11 @@ extension ImageDownloader {
         with url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock? = nil
     ) async throws(KingfisherError) -> ImageLoadingResult {
         let handle = DownloadTask()
-        let options = Self.directCallerOptions(options)
-        let result = await download(url, options: options, progressBlock: progressBlock, handle: handle)
+        let context = Self.directCallerContext(options)
+        let result = await download(
+            url, options: options, context: context, progressBlock: progressBlock, handle: handle)
         handle.markFinished()
-        await options.previewSink?.close()
+        await context.previewSink?.close()
         return try result.get()
     }
 }

@@ -16,14 +16,14 @@ extension ImageDownloader {
     /// errors (an empty request, an invalid URL) end the download before a request exists.
     func load(
         _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        joined: JoinedAttempt? = nil, decoder: DecodeStage? = nil
+        joined: JoinedAttempt? = nil, context: DownloadContext = DownloadContext()
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         var retriedCount = 0
         var userInfo: (any Sendable)?
         var joined = joined
         while true {
             let result = await attempt(
-                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined, decoder: decoder)
+                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined, context: context)
             joined = nil
             guard case .failure(let error) = result, let strategy = options.retryStrategy, !error.isTaskCancelled,
                 !error.isRequestError
@@ -63,18 +63,18 @@ extension ImageDownloader {
     /// caller joined already (see ``joinSynchronously(_:options:progressBlock:handle:)``).
     private func attempt(
         _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        joined: JoinedAttempt? = nil, decoder: DecodeStage?
+        joined: JoinedAttempt? = nil, context: DownloadContext
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         if let joined { return await joined.result() }
         guard !Task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
         let modifier = options.requestModifier
         let request: URLRequest
         switch await prepare(url, modifier: modifier) {
-        case .success(let prepared): request = Self.adding(options.conditionalHeaders, to: prepared)
+        case .success(let prepared): request = Self.adding(context.conditionalHeaders, to: prepared)
         case .failure(let error): return .failure(error)
         }
         let joined = join(
-            request, url: url, options: options, progressBlock: progressBlock, handle: handle, decoder: decoder)
+            request, url: url, options: options, progressBlock: progressBlock, handle: handle, context: context)
         return await joined.result()
     }
 
@@ -139,12 +139,12 @@ extension ImageDownloader {
     /// Joins (or creates and starts) the shared HTTP task for `request` as a new waiter.
     private func join(
         _ request: URLRequest, url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
-        handle: DownloadTask, decoder: DecodeStage?
+        handle: DownloadTask, context: DownloadContext
     ) -> JoinedAttempt {
         let attempt = JoinedAttempt()
         let waiter = DownloadWaiter(
-            url: url, options: options, progressBlock: progressBlock, handle: handle, decoder: decoder ?? self.decoder,
-            resume: { attempt.resolve($0) })
+            url: url, options: options, context: context, progressBlock: progressBlock, handle: handle,
+            decoder: context.decoder ?? decoder, resume: { attempt.resolve($0) })
         let joined = join(request, caller: waiter)
         if joined.isNew {
             delegate?.imageDownloader(self, willDownloadImageForURL: url, with: request)
@@ -163,7 +163,8 @@ extension ImageDownloader {
     /// attached at once) when the request needs no `async` modifier; `nil` otherwise. A request the modifier
     /// refused, or an invalid URL, is the try's result.
     func joinSynchronously(
-        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask
+        _ url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext,
+        progressBlock: DownloadProgressBlock?, handle: DownloadTask
     ) -> JoinedAttempt? {
         guard !handle.isCancelled, let prepared = prepareSynchronously(url, modifier: options.requestModifier) else {
             return nil
@@ -171,8 +172,8 @@ extension ImageDownloader {
         switch prepared {
         case .success(let request):
             return join(
-                Self.adding(options.conditionalHeaders, to: request), url: url, options: options,
-                progressBlock: progressBlock, handle: handle, decoder: nil)
+                Self.adding(context.conditionalHeaders, to: request), url: url, options: options,
+                progressBlock: progressBlock, handle: handle, context: context)
         case .failure(let error):
             let failed = JoinedAttempt()
             failed.resolve(.failure(error))
@@ -245,13 +246,19 @@ final class DownloadHandOff: Sendable {
     /// Whether delivering ends the handle (`false` when it belongs to a retrieval that goes on).
     let finishesHandle: Bool
     let progressBlock: DownloadProgressBlock?
+    /// What the pipeline hands the download besides the options.
+    let context: DownloadContext
     private let claimed = Locked(false)
 
-    init(url: URL, handle: DownloadTask, finishesHandle: Bool, progressBlock: DownloadProgressBlock?) {
+    init(
+        url: URL, handle: DownloadTask, finishesHandle: Bool, progressBlock: DownloadProgressBlock?,
+        context: DownloadContext
+    ) {
         self.url = url
         self.handle = handle
         self.finishesHandle = finishesHandle
         self.progressBlock = progressBlock
+        self.context = context
     }
 
     /// `true` the first time it is asked for `url`.
@@ -270,16 +277,17 @@ extension ImageDownloader {
     /// - Parameter finishesHandle: whether delivering ends `handle` (`false` when the handle belongs to a
     ///   retrieval that goes on after the download).
     func startLoad(
-        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        finishesHandle: Bool,
+        _ url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext,
+        progressBlock: DownloadProgressBlock?, handle: DownloadTask, finishesHandle: Bool,
         completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     ) {
-        let sink = finishesHandle ? options.previewSink : nil
+        let sink = finishesHandle ? context.previewSink : nil
         let deliver = DeliverOnce(on: options.callbackQueue, closing: sink, completion)
-        let joined = joinSynchronously(url, options: options, progressBlock: progressBlock, handle: handle)
+        let joined = joinSynchronously(
+            url, options: options, context: context, progressBlock: progressBlock, handle: handle)
         let work = Task {
             let result = await load(
-                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined)
+                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined, context: context)
             if finishesHandle { handle.markFinished() }
             deliver(result)
         }
@@ -295,18 +303,19 @@ extension ImageDownloader {
     /// task of its own instead of calling `super`, cancelling `handle` cancels that one and reports the
     /// cancellation.
     func start(
-        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        finishesHandle: Bool, completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
+        _ url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext,
+        progressBlock: DownloadProgressBlock?, handle: DownloadTask, finishesHandle: Bool,
+        completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     ) {
         guard type(of: self) != ImageDownloader.self else {
             startLoad(
-                url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: finishesHandle,
-                completion: completion)
+                url, options: options, context: context, progressBlock: progressBlock, handle: handle,
+                finishesHandle: finishesHandle, completion: completion)
             return
         }
         let deliver = DeliverOnce(completion)
         let handOff = DownloadHandOff(
-            url: url, handle: handle, finishesHandle: finishesHandle, progressBlock: progressBlock)
+            url: url, handle: handle, finishesHandle: finishesHandle, progressBlock: progressBlock, context: context)
         let returned = DownloadHandOff.$current.withValue(handOff) {
             downloadImage(with: url, options: options, completionHandler: { deliver($0) })
         }
@@ -319,33 +328,33 @@ extension ImageDownloader {
     }
 
     /// A download for a caller inside the library (the manager, the prefetcher): straight to
-    /// ``load(_:options:progressBlock:handle:)``, or through a subclass's override (see
-    /// ``start(_:options:progressBlock:handle:finishesHandle:completion:)``). Cancelling the calling task cancels
-    /// the download; `handle` stays the caller's (it is not finished here).
+    /// ``load(_:options:progressBlock:handle:joined:context:)``, in the calling task, or through a subclass's
+    /// override (see ``start(_:options:context:progressBlock:handle:finishesHandle:completion:)``). Cancelling the
+    /// calling task cancels the download; `handle` stays the caller's (it is not finished here).
     func download(
-        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        decoder: DecodeStage? = nil
+        _ url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext = DownloadContext(),
+        progressBlock: DownloadProgressBlock?, handle: DownloadTask
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         guard type(of: self) != ImageDownloader.self else {
-            return await load(url, options: options, progressBlock: progressBlock, handle: handle, decoder: decoder)
+            return await load(url, options: options, progressBlock: progressBlock, handle: handle, context: context)
         }
         return await withTaskCancellationHandler {
             await withSanitizedCheckedContinuation { continuation in
                 start(
-                    url, options: options, progressBlock: progressBlock, handle: handle, finishesHandle: false,
-                    completion: { continuation.resume(returning: $0) })
+                    url, options: options, context: context, progressBlock: progressBlock, handle: handle,
+                    finishesHandle: false, completion: { continuation.resume(returning: $0) })
             }
         } onCancel: {
             handle.cancel()
         }
     }
 
-    /// The options of a caller of the downloader itself: progressive previews, without an image target, go to
+    /// The context of a caller of the downloader itself: progressive previews, without an image target, go to
     /// ``ImageProgressive/onImageUpdated`` only.
-    static func directCallerOptions(_ options: KingfisherParsedOptionsInfo) -> KingfisherParsedOptionsInfo {
-        guard options.previewSink == nil, let progressive = options.progressiveJPEG else { return options }
-        var options = options
-        options.previewSink = PreviewSink.callingDelegate(of: progressive, on: options.callbackQueue)
-        return options
+    static func directCallerContext(_ options: KingfisherParsedOptionsInfo) -> DownloadContext {
+        DownloadContext(
+            previewSink: options.progressiveJPEG.flatMap {
+                PreviewSink.callingDelegate(of: $0, on: options.callbackQueue)
+            })
     }
 }

@@ -32,7 +32,7 @@ extension ImageDownloader {
             }
             let task = SessionDataTask(
                 originalURL: caller.url, request: request, key: key, redirectHandler: caller.options.redirectHandler,
-                partialDownloads: caller.options.partialDownloads, requestLogger: caller.options.logger ?? logger,
+                partialDownloads: caller.context.partialDownloads, requestLogger: caller.options.logger ?? logger,
                 downloader: self)
             let token = task.state.withLock { $0.add(caller) } ?? 0
             scheduler.tasks[key] = task

@@ -84,9 +84,9 @@ extension ImageDownloader {
         let headers = fetched.responseHeaders
         var queue = ProcessingGroups()
         queue.add(callers)
-        while let (key, options, decoder, tokens) = queue.next() {
-            let metrics = self.metrics
-            let engine = options.engine ?? configuration.engine
+        while let (key, first, tokens) = queue.next() {
+            let (metrics, options, decoder) = (self.metrics, first.options, first.decoder)
+            let engine = first.context.engine ?? configuration.engine
             // The group's last caller leaving takes the decode out of its queue.
             let stop = PermitStop()
             let anyoneLeft = task.state.withLock { $0.beginDecode(for: tokens) { stop.stop() } }
@@ -150,19 +150,17 @@ private struct ProcessingGroups {
 
     mutating func add(_ callers: [Caller]) {
         for caller in callers {
-            let key = ProcessingKey(caller.waiter.options)
+            let key = ProcessingKey(caller.waiter.options, engine: caller.waiter.context.engine)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(caller)
         }
     }
 
-    /// The group to run next, the options it runs with, the stage it is decoded on (its first caller's) and its
-    /// callers' tokens.
-    func next() -> (
-        key: ProcessingKey, options: KingfisherParsedOptionsInfo, decoder: DecodeStage, tokens: [CancelToken]
-    )? {
+    /// The group to run next, its first caller (whose options, stage and limits it runs with) and its callers'
+    /// tokens.
+    func next() -> (key: ProcessingKey, first: DownloadWaiter, tokens: [CancelToken])? {
         guard let key = order.first, let group = groups[key], let first = group.first?.waiter else { return nil }
-        return (key, first.options, first.decoder, group.map(\.token))
+        return (key, first, group.map(\.token))
     }
 
     /// Whether no group but `key` is waiting.

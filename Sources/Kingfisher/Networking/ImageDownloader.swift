@@ -194,14 +194,14 @@ open class ImageDownloader: @unchecked Sendable {
     ) -> DownloadTask {
         if let handOff = DownloadHandOff.current, handOff.claim(for: url) {
             startLoad(
-                url, options: options, progressBlock: handOff.progressBlock, handle: handOff.handle,
-                finishesHandle: handOff.finishesHandle, completion: completionHandler)
+                url, options: options, context: handOff.context, progressBlock: handOff.progressBlock,
+                handle: handOff.handle, finishesHandle: handOff.finishesHandle, completion: completionHandler)
             return handOff.handle
         }
         let handle = DownloadTask()
         startLoad(
-            url, options: Self.directCallerOptions(options), progressBlock: nil, handle: handle, finishesHandle: true,
-            completion: completionHandler)
+            url, options: options, context: Self.directCallerContext(options), progressBlock: nil, handle: handle,
+            finishesHandle: true, completion: completionHandler)
         return handle
     }
 
@@ -242,8 +242,8 @@ open class ImageDownloader: @unchecked Sendable {
     ) -> DownloadTask {
         let handle = DownloadTask()
         start(
-            url, options: Self.directCallerOptions(options), progressBlock: progressBlock, handle: handle,
-            finishesHandle: true, completion: completionHandler)
+            url, options: options, context: Self.directCallerContext(options), progressBlock: progressBlock,
+            handle: handle, finishesHandle: true, completion: completionHandler)
         return handle
     }
 

@@ -42,7 +42,7 @@ final class ProgressivePreviewer: Sendable {
         mutating func follow(_ callers: [DownloadWaiter]) {
             subscribers.removeAll { subscriber in !callers.contains { $0 === subscriber.caller } }
             for caller in callers where !subscribers.contains(where: { $0.caller === caller }) {
-                guard let sink = caller.options.previewSink else { continue }
+                guard let sink = caller.context.previewSink else { continue }
                 subscribers.append(Subscriber(caller: caller, sink: sink, readyAt: .now))
             }
         }
@@ -102,7 +102,7 @@ final class ProgressivePreviewer: Sendable {
     /// A previewer for a task whose callers are `callers` and whose body so far `received` gives; `nil` when none
     /// of them wants previews.
     init?(callers: [DownloadWaiter], received: @escaping @Sendable () -> Data) {
-        guard callers.contains(where: { $0.options.previewSink != nil }) else { return nil }
+        guard callers.contains(where: { $0.context.previewSink != nil }) else { return nil }
         self.received = received
         state.withLock { $0.follow(callers) }
     }

@@ -45,11 +45,11 @@ struct ProcessingKey: Hashable {
     /// Callers with different limits (two managers sharing a downloader) are processed apart.
     let engine: ImageEngine.Configuration?
 
-    init(_ options: KingfisherParsedOptionsInfo) {
+    init(_ options: KingfisherParsedOptionsInfo, engine: ImageEngine.Configuration?) {
         processor = options.processor.identifier
         scale = Double(options.scaleFactor)
         onlyFirstFrame = options.onlyLoadFirstFrame
         preloadAll = options.preloadAllAnimationData
-        engine = options.engine
+        self.engine = engine
     }
 }

@@ -95,9 +95,8 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
         }
 
         let (identifier, replaced) = state.issueRequest()
-        var options = options
-        if let progressive = options.progressiveJPEG {
-            options.previewSink = TargetRequest<Base>.previewSink(progressive, identifier: identifier, target: target)
+        let previewSink = options.progressiveJPEG.map {
+            TargetRequest<Base>.previewSink($0, identifier: identifier, target: target)
         }
         let request = TargetRequest<Base>(
             identifier: identifier, source: source, options: options, completionHandler: completionHandler)
@@ -107,6 +106,7 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
             with: source, parsedOptions: options,
             progressBlock: progressReporter(for: identifier, calling: progressBlock),
             downloadTaskUpdated: { [weak state] task in state?.setTask(task, for: identifier) },
+            previewSink: previewSink,
             completionHandler: { [weak target] result in
                 guard let target else {
                     // The target is gone: nothing to set, but the caller still hears once.

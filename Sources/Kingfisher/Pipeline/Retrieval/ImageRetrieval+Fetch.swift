@@ -30,11 +30,10 @@ extension ImageRetrieval {
             let queue = options.callbackQueue
             return { received, total in queue.execute { block(received, total) } }
         }
-        var downloadOptions = fetchOptions
-        downloadOptions.conditionalHeaders = conditionalHeaders
-        if options.httpCachePolicy?.resumes == true { downloadOptions.partialDownloads = targetCache.partialDownloads }
         let loaded = await downloader.download(
-            resource.downloadURL, options: downloadOptions, progressBlock: progress, handle: handle, decoder: decoder)
+            resource.downloadURL, options: fetchOptions,
+            context: downloadContext(conditionalHeaders: conditionalHeaders),
+            progressBlock: progress, handle: handle)
         let clock = targetCache.diskStorage.config.now
         return loaded.map {
             FetchedImage(
@@ -43,7 +42,7 @@ extension ImageRetrieval {
         }
     }
 
-    /// Step 4 for a provider: its data, decoded and processed on the decode executor. Concurrent retrievals of one
+    /// Step 4 for a provider: its data, decoded and processed on the decode stage. Concurrent retrievals of one
     /// provider key with the same processing share one load (see ``ImagePipeline/providerLoads``); the load is
     /// cancelled when every retrieval waiting for it was, so a provider that honours task cancellation (a
     /// ``ThumbnailImageDataProvider`` downloading) stops early. A cancel from here until the commit reports
@@ -54,7 +53,8 @@ extension ImageRetrieval {
         handle.report(cancelled)
         guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = fetchOptions
-        let key = ProviderLoadKey(cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions))
+        let key = ProviderLoadKey(
+            cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions, engine: engine))
         let (metrics, decoder, engine) = (self.metrics, self.decoder, self.engine)
         let loaded = await providerLoads.value(for: key) {
             await Self.load(provider, options: processingOptions, on: decoder, engine: engine, metrics: metrics)

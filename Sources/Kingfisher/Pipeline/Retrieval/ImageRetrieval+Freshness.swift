@@ -72,17 +72,18 @@ extension ImageRetrieval {
     /// next retrievals (a concurrent retrieval of the same source shares its download).
     private func revalidateInBackground(_ resource: any Resource, record: HTTPCacheRecord) {
         var conditional = internalOptions
-        conditional.conditionalHeaders = record.conditionalHeaders
         conditional.waitForCache = true
-        let (downloader, decoder) = (self.downloader, self.decoder)
+        // Nobody shows this one's previews.
+        let context = DownloadContext(decoder: decoder, engine: engine, conditionalHeaders: record.conditionalHeaders)
+        let downloader = self.downloader
         let key = resource.cacheKey
         let cache = targetCache
         let expiration = options.diskCacheExpiration
         let processor = options.processor
         Task.detached(priority: .utility) {
             let loaded = await downloader.download(
-                resource.downloadURL, options: conditional, progressBlock: nil, handle: DownloadTask(),
-                decoder: decoder)
+                resource.downloadURL, options: conditional, context: context, progressBlock: nil,
+                handle: DownloadTask())
             guard case .success(let fetched) = loaded,
                 let response = fetched.response?.measured(by: cache.diskStorage.config.now)
             else { return }

@@ -83,7 +83,10 @@ extension ImageRetrieval {
     ) async -> (KFCrossPlatformImage, CacheType)? {
         if let image = cache.retrieveImageInMemoryCache(forKey: key, options: options) { return (image, .memory) }
         guard !options.fromMemoryCacheOrRefresh, !isCancelled else { return nil }
-        guard case .success(let image?)? = await cache.imageFromDisk(forKey: key, options: options, on: decoder) else {
+        guard
+            case .success(let image?)? = await cache.imageFromDisk(
+                forKey: key, options: options, on: decoder, engine: engine)
+        else {
             return nil
         }
         return (image, .disk)

@@ -76,7 +76,7 @@ extension ImageRetrieval {
     ) async -> Result<Data, KingfisherError> {
         guard case .originalBytes = mode else {
             return await targetCache.encodeForDisk(
-                image, original: original, forKey: key, options: options, on: decoder)
+                image, original: original, forKey: key, options: options, on: decoder, engine: engine)
         }
         let serializer = options.cacheSerializer
         guard let data = serializer.data(with: image, original: original) else {

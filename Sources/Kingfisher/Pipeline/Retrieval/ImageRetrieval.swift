@@ -38,8 +38,12 @@ final class ImageRetrieval: Sendable {
     let providerLoads: SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>
     /// The manager's disk stores in progress, shared by retrievals storing the same image under the same key.
     let diskStores: SharedWork<DiskStoreKey, StoreOutcome>
-    /// Where the retrieval's decodes run: the manager's.
+    /// Where the retrieval's decodes run, and with which limits: the manager's.
     let decoder: DecodeStage
+    let engine: ImageEngine.Configuration
+    /// Where the retrieval's progressive previews go, with `.progressiveJPEG`: an image target's, an
+    /// ``ImageRetrievalTask``'s stream, or else ``ImageProgressive/onImageUpdated``.
+    let previewSink: PreviewSink?
     /// The call's logger, else the manager's; `nil` logs nothing.
     let logger: Logger?
     let metrics: ManagerMetrics
@@ -51,17 +55,19 @@ final class ImageRetrieval: Sendable {
     init(
         source: Source, options: KingfisherParsedOptionsInfo, manager: KingfisherManager, handle: DownloadTask,
         progressBlock: DownloadProgressBlock?, downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
-        mode: Mode = .image
+        previewSink: PreviewSink? = nil, mode: Mode = .image
     ) {
         self.originalSource = source
         self.mode = mode
         var options = options
-        options.engine = options.engine ?? manager.engine
         options.httpCachePolicy = options.httpCachePolicy ?? manager.httpCachePolicy
-        if options.previewSink == nil, let progressive = options.progressiveJPEG {
-            // No image target: previews go to the delegate only.
-            options.previewSink = PreviewSink.callingDelegate(of: progressive, on: options.callbackQueue)
-        }
+        self.engine = manager.engine
+        // No image target or task stream: previews go to the delegate only.
+        self.previewSink =
+            previewSink
+            ?? options.progressiveJPEG.flatMap {
+                PreviewSink.callingDelegate(of: $0, on: options.callbackQueue)
+            }
         self.options = options
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
@@ -86,7 +92,7 @@ final class ImageRetrieval: Sendable {
     func value() async -> Result<RetrieveImageResult, KingfisherError> {
         let report = logging(nil)
         let result = await run()
-        await options.previewSink?.close()
+        await previewSink?.close()
         report?(result)
         return result
     }
@@ -95,7 +101,7 @@ final class ImageRetrieval: Sendable {
     /// queue (after closing the preview sink); cancelling any handle cancels the task and delivers the
     /// cancellation at once.
     func start(completion: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?) {
-        let deliver = DeliverOnce(on: options.callbackQueue, closing: options.previewSink, logging(completion))
+        let deliver = DeliverOnce(on: options.callbackQueue, closing: previewSink, logging(completion))
         let work = Task { deliver(await run()) }
         let handles = self.handles
         let handler: @Sendable (KingfisherError) -> Void = { reason in
@@ -160,9 +166,6 @@ final class ImageRetrieval: Sendable {
         return original
     }
 
-    /// The decode limits of the retrieval: the call's, else the manager's.
-    var engine: ImageEngine.Configuration { options.engine ?? .default }
-
     /// The options of the fetch step: the internal options, with (for ``Mode/originalBytes(allFrames:)``) the
     /// header check instead of the processor and no previews.
     var fetchOptions: KingfisherParsedOptionsInfo {
@@ -170,8 +173,17 @@ final class ImageRetrieval: Sendable {
         var fetch = internalOptions
         fetch.processor = ImageHeaderCheck.Processor(allFrames: allFrames, reported: options.processor)
         fetch.progressiveJPEG = nil
-        fetch.previewSink = nil
         return fetch
+    }
+
+    /// What the retrieval hands its downloads besides the options: its stage and limits, its previews (none for
+    /// an original-bytes retrieval), and `conditionalHeaders` for a revalidation.
+    func downloadContext(conditionalHeaders: [String: String]? = nil) -> DownloadContext {
+        var sink = previewSink
+        if case .originalBytes = mode { sink = nil }
+        return DownloadContext(
+            decoder: decoder, engine: engine, previewSink: sink, conditionalHeaders: conditionalHeaders,
+            partialDownloads: options.httpCachePolicy?.resumes == true ? targetCache.partialDownloads : nil)
     }
 
     /// Whether a processor other than the default is set, so an original image can differ from the result.
