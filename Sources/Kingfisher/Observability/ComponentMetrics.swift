@@ -90,12 +90,18 @@ struct CacheMetrics: Sendable {
 struct ManagerMetrics: Sendable {
     private let provider: CoreMetrics.Timer
     private let original: CoreMetrics.Timer
+    private let headerCheck: CoreMetrics.Timer
 
     init(sink: MetricsSink = MetricsSink()) {
         provider = sink.processingTimer(stage: "provider")
         original = sink.processingTimer(stage: "original")
+        headerCheck = sink.processingTimer(stage: "header")
     }
 
-    func timeProvider<T>(_ body: () -> T) -> T { provider.time(body) }
+    /// Times a provider's bytes processed, or only their header checked when `headerOnly` (nothing decoded: an
+    /// original-bytes prefetch).
+    func timeProvider<T>(headerOnly: Bool = false, _ body: () -> T) -> T {
+        (headerOnly ? headerCheck : provider).time(body)
+    }
     func timeOriginal<T>(_ body: () -> T) -> T { original.time(body) }
 }

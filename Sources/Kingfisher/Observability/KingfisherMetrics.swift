@@ -79,8 +79,8 @@ extension CoreMetrics.Timer {
     }
 }
 
-/// How many bodies the decode executor holds, waiting or running: `kingfisher_decode_queue_depth`. The executor is
-/// one per process, so the gauge has no dimension; it is made with the factory current where the work is submitted.
+/// How many bodies the decode stages hold, waiting or running: `kingfisher_decode_queue_depth`, summed over every
+/// owner's stage in the process (no dimension); it is made with the factory current where the work is submitted.
 enum DecodeQueueDepth {
     /// Recorded under the lock, so that the last value a backend sees is the current depth.
     private static let depth = Locked(0)

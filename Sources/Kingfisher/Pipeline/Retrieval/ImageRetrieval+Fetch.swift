@@ -81,11 +81,12 @@ extension ImageRetrieval {
             return .failure(.requestError(reason: .dataProviderCancelled(provider: provider)))
         }
         // A header check decodes nothing: it never waits for the admission of large decodes.
-        let decoding = options.processor is ImageHeaderCheck.Processor ? nil : data
+        let headerOnly = options.processor is ImageHeaderCheck.Processor
         guard
             let result = await decoder.runUnlessCancelled(
-                on: options.processingQueue, decoding: decoding, engine: engine,
-                { metrics.timeProvider { ProcessingStage.image(from: data, options: options) } })
+                on: options.processingQueue, decoding: headerOnly ? nil : data, engine: engine,
+                { metrics.timeProvider(headerOnly: headerOnly) { ProcessingStage.image(from: data, options: options) } }
+            )
         else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }
