@@ -41,8 +41,8 @@ public final class KingfisherManager: Sendable {
     }
 
     private let defaults = Locked(Defaults())
-    /// The stages, limits and shared work of this manager's retrievals.
-    let pipeline = ImagePipeline(configuration: .init(engine: .default))
+    /// The stages, limits, settings and shared work of this manager's retrievals.
+    let pipeline = ImagePipeline(configuration: .init())
 
     /// The decode limits and concurrency of this manager's retrievals (providers, originals processed again, and
     /// the downloads and disk reads they make): ``ImageEngine/Configuration/default`` as it was when the manager
@@ -50,10 +50,9 @@ public final class KingfisherManager: Sendable {
     /// Ours.
     public var engine: ImageEngine.Configuration {
         get { pipeline.configuration.engine }
-        set { pipeline.configuration.engine = newValue }
+        set { pipeline.change { $0.engine = newValue } }
     }
 
-    private let loggerStorage = Locked<Logger?>(nil)
     /// Processing times of the retrievals' own processing, made with the metrics factory current at creation.
     let metrics = ManagerMetrics()
 
@@ -61,17 +60,16 @@ public final class KingfisherManager: Sendable {
     /// each retrieval's end at `debug` (`kf.key`, `kf.tier`, `kf.duration_ms`, or `kf.error`). `nil` (nothing
     /// logged) by default, as AsyncHTTPClient does; the cache and the downloader have loggers of their own. Ours.
     public var logger: Logger? {
-        get { loggerStorage.withLock { $0 } }
-        set { loggerStorage.withLock { $0 = newValue } }
+        get { pipeline.configuration.logger }
+        set { pipeline.change { $0.logger = newValue } }
     }
 
-    private let policyStorage = Locked(HTTPCachePolicy.ignoresResponseHeaders)
     /// Whether retrievals follow the HTTP caching headers of their images' responses, unless a call's
     /// ``KingfisherOptionsInfoItem/httpCachePolicy(_:)`` says otherwise: ``HTTPCachePolicy/ignoresResponseHeaders``
     /// (Kingfisher's behaviour) by default. Ours.
     public var httpCachePolicy: HTTPCachePolicy {
-        get { policyStorage.withLock { $0 } }
-        set { policyStorage.withLock { $0 = newValue } }
+        get { pipeline.configuration.httpCachePolicy }
+        set { pipeline.change { $0.httpCachePolicy = newValue } }
     }
 
     /// A manager over `downloader` and `cache`.

@@ -1,13 +1,18 @@
 import KingfisherLocking
+import Logging
 
 /// What a ``KingfisherManager`` owns to retrieve images: its configuration, its stages with their limits, and the
 /// work in progress its retrievals share. Nothing here is process-wide, so two managers in one process keep their
 /// own limits and never wait for each other's work.
 final class ImagePipeline: Sendable {
-    /// The limits of one pipeline.
+    /// The settings of one pipeline, read once per retrieval.
     struct Configuration: Sendable {
         /// The decode limits and the decode stage's size (``ImageEngine/Configuration/decodeConcurrency``).
-        var engine: ImageEngine.Configuration
+        var engine: ImageEngine.Configuration = .default
+        /// Whether retrievals follow their responses' HTTP caching headers, unless a call says otherwise.
+        var httpCachePolicy: HTTPCachePolicy = .ignoresResponseHeaders
+        /// Where retrievals log when their call gives no logger.
+        var logger: Logger?
     }
 
     private let state: Locked<Configuration>
@@ -24,12 +29,15 @@ final class ImagePipeline: Sendable {
         decoder = DecodeStage(threads: configuration.engine.decodeConcurrency)
     }
 
-    /// Changing it takes effect for the work that waits and the work to come (the decode stage resizes at once).
-    var configuration: Configuration {
-        get { state.withLock { $0 } }
-        set {
-            state.withLock { $0 = newValue }
-            decoder.lane.threads = newValue.engine.decodeConcurrency
+    var configuration: Configuration { state.withLock { $0 } }
+
+    /// Changes the configuration in one step (concurrent changes of different settings keep each other's); it
+    /// takes effect for the work that waits and the work to come (the decode stage resizes at once).
+    func change(_ body: (inout Configuration) -> Void) {
+        let threads = state.withLock { configuration in
+            body(&configuration)
+            return configuration.engine.decodeConcurrency
         }
+        decoder.lane.threads = threads
     }
 }

@@ -59,9 +59,10 @@ final class ImageRetrieval: Sendable {
     ) {
         self.originalSource = source
         self.mode = mode
+        let settings = manager.pipeline.configuration
         var options = options
-        options.httpCachePolicy = options.httpCachePolicy ?? manager.httpCachePolicy
-        self.engine = manager.engine
+        options.httpCachePolicy = options.httpCachePolicy ?? settings.httpCachePolicy
+        self.engine = settings.engine
         // No image target or task stream: previews go to the delegate only.
         self.previewSink =
             previewSink
@@ -72,7 +73,7 @@ final class ImageRetrieval: Sendable {
         self.targetCache = options.targetCache ?? manager.cache
         self.originalCache = options.originalCache ?? options.targetCache ?? manager.cache
         self.downloader = options.downloader ?? manager.downloader
-        self.logger = options.logger ?? manager.logger
+        self.logger = options.logger ?? settings.logger
         self.metrics = manager.metrics
         self.handles = Locked([handle])
         if case .provider(let provider) = source {
