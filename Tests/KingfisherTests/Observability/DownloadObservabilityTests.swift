@@ -35,6 +35,25 @@ struct DownloadObservabilityTests {
         }
     }
 
+    @Test func theHTTPRequestLogsThroughTheCallersLoggerNotTheDownloaders() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/a.png", .ok(Fixtures.png(), contentType: "image/png"))
+            let own = RecordingLog()
+            downloader.logger = own.logger
+            let call = RecordingLog()
+            var logger = call.logger
+            logger[metadataKey: "request"] = "r-1"
+            // A call with a logger of its own (a server request's, say)
+            _ = try await downloader.downloadImage(with: server.url("/a.png"), options: [.logger(logger)])
+            // has AsyncHTTPClient log the request there (its entries name the connection), with the call's metadata
+            let requests = call.entries.filter { $0.metadata["ahc-connection-id"] != nil }
+            #expect(requests.contains { $0.message == "Request was scheduled on connection" })
+            #expect(requests.allSatisfy { $0.metadata["request"] == "r-1" })
+            // and nothing of AsyncHTTPClient's goes to the downloader's own logger
+            #expect(own.entries.allSatisfy { $0.metadata["ahc-connection-id"] == nil })
+        }
+    }
+
     @Test func aRefusedStatusIsCountedUnderItsCodeAndLoggedAsAFailure() async throws {
         try await withTestMetrics { metrics in
             try await withDownloader { server, downloader in

@@ -36,7 +36,8 @@ final class RecordingLog: Sendable {
         var logLevel: Logger.Level = .trace
 
         func log(event: LogEvent) {
-            let metadata = (event.metadata ?? [:]).mapValues { $0.description }
+            // The logger's own metadata (set on a copy, as AsyncHTTPClient sets its request ID), then the event's.
+            let metadata = self.metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { $0.description }
             log.append(Entry(level: event.level, message: event.message.description, metadata: metadata))
         }
 
