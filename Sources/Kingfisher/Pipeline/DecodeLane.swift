@@ -46,28 +46,29 @@ final class DecodeLane: Sendable {
     }
 
     /// Runs `job` on one of the pool's threads once the limiter lets it; `nil`, and `job` never runs, when the
-    /// calling task is cancelled, or `stop` stopped, before that.
+    /// calling task is cancelled, or `stop` stopped, before that. A caller cancelled while `job` runs leaves at once
+    /// (`nil`): the job finishes on its thread, holding its permit until then, and its value is dropped.
     func runUnlessCancelled<T: Sendable>(
         stoppedBy stop: PermitStop? = nil, _ job: @escaping @Sendable () -> T
     ) async -> T? {
+        let permit: Limiter.Permit
         do {
-            return try await limiter.withPermit(stoppedBy: stop) { await handLeavingOnCancel(job) }
+            permit = try await limiter.acquire(stoppedBy: stop)
         } catch {
             counts.withLock { $0.left += 1 }
             return nil
         }
-    }
-
-    /// As ``hand(_:)``, but a caller whose task is cancelled while `job` runs leaves at once (`nil`); the job
-    /// finishes on its thread and its value is dropped.
-    private func handLeavingOnCancel<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T? {
         counts.withLock { $0.started += 1 }
         let waiter = Locked<CheckedContinuation<T?, Never>?>(nil)
         let answer: @Sendable (T?) -> Void = { value in waiter.withLock { $0.take() }?.resume(returning: value) }
         return await withTaskCancellationHandler {
             await withSanitizedCheckedContinuation { continuation in
                 waiter.withLock { $0 = continuation }
-                pool.submit { answer(job()) }
+                pool.submit {
+                    let value = job()
+                    permit.release()
+                    answer(value)
+                }
                 if Task.isCancelled { answer(nil) }
             }
         } onCancel: {

@@ -56,6 +56,25 @@ package final class Limiter: Sendable {
     package func withPermit<T: Sendable, Failure: Error>(
         stoppedBy stop: PermitStop? = nil, _ body: () async throws(Failure) -> T
     ) async throws -> T {
+        let permit = try await acquire(stoppedBy: stop)
+        defer { permit.release() }
+        return try await body()
+    }
+
+    /// A permit held until ``release()`` (called once): for work that outlives the wait of the caller who asked
+    /// for it (a decode its caller stopped waiting for keeps its thread, and its permit, until it ends).
+    package struct Permit: Sendable {
+        fileprivate let limiter: Limiter
+        fileprivate let id: Int
+
+        /// Gives the permit back; the next waiter takes it.
+        package func release() { limiter.release(id) }
+    }
+
+    /// Waits for a permit, as ``withPermit(stoppedBy:_:)`` does, and hands it over: the caller releases it.
+    /// - Throws: `CancellationError` when the calling task was cancelled, or `stop` stopped, before it got a
+    ///   permit; ``QueueFull`` when it found the queue full.
+    package func acquire(stoppedBy stop: PermitStop? = nil) async throws -> Permit {
         let id = nextID()
         let leave: @Sendable () -> Void = { [self] in
             let action = state.withLock { $0.machine.cancel(id) }
@@ -71,8 +90,7 @@ package final class Limiter: Sendable {
         } onPriorityEscalated: { _, raised in
             raise(id, to: raised)
         }
-        defer { release(id) }
-        return try await body()
+        return Permit(limiter: self, id: id)
     }
 
     /// Runs `body` once a permit is free, and gives the permit back when it returns, whether or not the calling

@@ -64,3 +64,31 @@ struct PipelineOwnershipTests {
         blocker.release()
     }
 }
+
+/// A decode whose caller left while it ran still holds its thread: the next job waits for it to end.
+@Suite(.timeLimit(.minutes(1)))
+struct AbandonedRunningDecodeTests {
+    @Test func aJobWhoseCallerLeftKeepsItsPermitUntilItEnds() async throws {
+        let lane = DecodeLane(threads: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let started = Locked(false)
+        // Given a job running for a caller that then leaves
+        let abandoned = Task {
+            await lane.runUnlessCancelled {
+                started.withLock { $0 = true }
+                gate.wait()
+                return 1
+            }
+        }
+        #expect(await eventually(timeout: 40) { started.withLock { $0 } })
+        abandoned.cancel()
+        #expect(await abandoned.value == nil)
+        // When another job asks for the thread, it waits: the abandoned one still runs
+        let next = Task { await lane.run { 2 } }
+        #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+        // and runs once the abandoned one has ended
+        gate.signal()
+        #expect(await next.value == 2)
+        #expect(lane.waitingCount == 0)
+    }
+}
