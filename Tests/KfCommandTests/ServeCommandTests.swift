@@ -289,6 +289,9 @@ import Testing
             [
                 "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--cache-dir",
                 dir.path("cache"), "--idle-timeout", "600", "--max-connections", "2", "--log-level", "warning",
+                // The origin holds the two requests for as long as the test takes (minutes under ThreadSanitizer):
+                // longer than the default 10 s origin deadline must not turn them into 504s.
+                "--origin-timeout", "600",
             ], in: dir)
         let port = try #require(serving.port)
         // Two requests in the middle of being answered (their origin holds them): every connection is busy.
