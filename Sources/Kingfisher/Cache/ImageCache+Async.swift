@@ -23,10 +23,7 @@ extension ImageCache {
         processorIdentifier identifier: String = "", forcedExtension: String? = nil,
         cacheSerializer serializer: any CacheSerializer = DefaultCacheSerializer.default, toDisk: Bool = true
     ) async throws(KingfisherError) {
-        var options = KingfisherParsedOptionsInfo(nil)
-        options.processor = IdentifiedProcessor(identifier: identifier)
-        options.cacheSerializer = serializer
-        options.forcedExtension = forcedExtension
+        let options = Self.storeOptions(identifier, serializer: serializer, forcedExtension: forcedExtension)
         try await store(image, original: original, forKey: key, options: options, toDisk: toDisk)
     }
 

@@ -111,7 +111,8 @@ extension ImageCache {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
         let engine = engine ?? self.engine
         let found = await diskReads.value(for: DiskReadKey(computed, options, engine: engine)) { [self] in
-            let read = await readFromDisk(computedKey: computed, options: options)
+            let read = await readFromDisk(
+                computedKey: computed, options.forcedExtension, options.diskCacheAccessExtendingExpiration)
             guard case .success(let data?) = read else { return read.map { _ in nil } }
             let serializer = options.cacheSerializer
             let metrics = self.metrics
@@ -142,7 +143,8 @@ extension ImageCache {
     func dataFromDisk(forKey key: String, options: KingfisherParsedOptionsInfo) async -> Result<Data?, KingfisherError>
     {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-        let read = await readFromDisk(computedKey: computed, options: options)
+        let read = await readFromDisk(
+            computedKey: computed, options.forcedExtension, options.diskCacheAccessExtendingExpiration)
         countDiskLookup(read, computedKey: computed, options: options)
         return read
     }
@@ -160,15 +162,14 @@ extension ImageCache {
     /// The bytes of the disk entry under `computedKey` (a key with its processor's identifier already), read on
     /// ``io``, not decoded and not counted as a lookup; `nil` on a miss or a failed read. For `kf serve`.
     package func diskData(forComputedKey computedKey: String) async -> Data? {
-        try? await readFromDisk(computedKey: computedKey, options: KingfisherParsedOptionsInfo(nil)).get()
+        try? await readFromDisk(computedKey: computedKey, nil, .cacheTime).get()
     }
 
     /// The bytes of a disk entry, read on ``io``; `.success(nil)` on a miss.
     private func readFromDisk(
-        computedKey: String, options: KingfisherParsedOptionsInfo
+        computedKey: String, _ forcedExtension: String?, _ extending: ExpirationExtending
     ) async -> Result<Data?, KingfisherError> {
-        let (forcedExtension, extending) = (options.forcedExtension, options.diskCacheAccessExtendingExpiration)
-        return await io.perform {
+        await io.perform {
             Result { () throws(KingfisherError) -> Data? in
                 try self.diskStorage.value(
                     forKey: computedKey, forcedExtension: forcedExtension, extendingExpiration: extending)

@@ -32,6 +32,17 @@ extension ImageCache {
         }
     }
 
+    /// The options of the `store` APIs that take a processor identifier instead of options.
+    static func storeOptions(
+        _ identifier: String, serializer: any CacheSerializer, forcedExtension: String?
+    ) -> KingfisherParsedOptionsInfo {
+        var options = KingfisherParsedOptionsInfo(nil)
+        options.processor = IdentifiedProcessor(identifier: identifier)
+        options.cacheSerializer = serializer
+        options.forcedExtension = forcedExtension
+        return options
+    }
+
     /// The serializer's bytes for `image` written under `computedKey`; a serializer that gives none fails with
     /// `cannotSerializeImage` (logged). Runs on ``io`` as a shared job (the file is replaced whole, so lookups go
     /// on meanwhile).
@@ -60,11 +71,8 @@ extension ImageCache {
         toDisk: Bool = true, callbackQueue: CallbackQueue = .untouch,
         completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
     ) {
-        var options = KingfisherParsedOptionsInfo(nil)
-        options.processor = IdentifiedProcessor(identifier: identifier)
-        options.cacheSerializer = serializer
+        var options = Self.storeOptions(identifier, serializer: serializer, forcedExtension: forcedExtension)
         options.callbackQueue = callbackQueue
-        options.forcedExtension = forcedExtension
         store(
             image, original: original, forKey: key, options: options, toDisk: toDisk,
             completionHandler: completionHandler)

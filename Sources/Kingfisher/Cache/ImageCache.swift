@@ -57,7 +57,10 @@ public final class ImageCache: Sendable {
     /// was made, by default. Ours.
     public var engine: ImageEngine.Configuration {
         get { engineConfiguration.withLock { $0 } }
-        set { engineConfiguration.withLock { $0 = newValue } }
+        set {
+            engineConfiguration.withLock { $0 = newValue }
+            decoder.lane.threads = newValue.decodeConcurrency
+        }
     }
 
     /// Disk hits being read and decoded: concurrent lookups of one entry share one read and one decode.

@@ -17,15 +17,4 @@ struct DownloadContext: Sendable {
     /// Where a body cut off mid-transfer is kept, and looked for before a request, so that the download resumes
     /// (see ``PartialDownload``); `nil` downloads every body whole.
     var partialDownloads: PartialDownloadStore?
-
-    init(
-        decoder: DecodeStage? = nil, engine: ImageEngine.Configuration? = nil, previewSink: PreviewSink? = nil,
-        conditionalHeaders: [String: String]? = nil, partialDownloads: PartialDownloadStore? = nil
-    ) {
-        self.decoder = decoder
-        self.engine = engine
-        self.previewSink = previewSink
-        self.conditionalHeaders = conditionalHeaders
-        self.partialDownloads = partialDownloads
-    }
 }

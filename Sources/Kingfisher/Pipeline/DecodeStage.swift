@@ -23,7 +23,7 @@ final class DecodeStage: Sendable {
     }
 
     /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the
-    /// lane, with `engine` applied (its ``ImageEngine/Configuration/decodeConcurrency`` sizes the lane). It runs
+    /// lane (its owner sizes it), with `engine`'s limits applied. It runs
     /// even when the calling task is cancelled meanwhile: for work that must happen once asked for.
     func run<T: Sendable>(
         on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration,
@@ -67,12 +67,11 @@ final class DecodeStage: Sendable {
         return JPEGFrameHeader(data)?.isProgressive ?? true
     }
 
-    /// `body` with `engine` applied, the lane sized to it first.
+    /// `body` with `engine` applied.
     private func prepare<T>(
         _ engine: ImageEngine.Configuration, _ body: @escaping @Sendable () -> T
     ) -> @Sendable () -> T {
-        if lane.threads != engine.decodeConcurrency { lane.threads = engine.decodeConcurrency }
-        return { ImageEngine.Configuration.applying(engine, body) }
+        { ImageEngine.Configuration.applying(engine, body) }
     }
 
     private func hand<T: Sendable>(_ work: @escaping @Sendable () -> T, to queue: CallbackQueue?) async -> T {

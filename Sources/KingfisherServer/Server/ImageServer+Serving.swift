@@ -31,9 +31,7 @@ extension ImageServer {
                     return try await self.gate.withPermit {
                         try await self.make(source: source, plan: plan, key: key, logger: logger)
                     }
-                } catch is Limiter.QueueFull {
-                    throw ImageServerError.overloaded
-                } catch is CancellationError {
+                } catch is Limiter.QueueFull, is CancellationError {
                     throw ImageServerError.overloaded
                 }
             })

@@ -56,7 +56,7 @@ extension ImageRetrieval {
         let key = ProviderLoadKey(
             cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions, engine: engine))
         let (metrics, decoder, engine) = (self.metrics, self.decoder, self.engine)
-        let loaded = await providerLoads.value(for: key) {
+        let loaded = await pipeline.providerLoads.value(for: key) {
             await Self.load(provider, options: processingOptions, on: decoder, engine: engine, metrics: metrics)
         }
         // Cancelled while the provider worked: the caller was told.

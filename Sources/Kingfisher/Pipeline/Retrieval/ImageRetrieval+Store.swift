@@ -62,7 +62,7 @@ extension ImageRetrieval {
             expiration: options.diskCacheExpiration.map { "\($0)" } ?? "", forcedExtension: options.forcedExtension,
             keepsOriginal: keepOriginal, toDisk: toDisk, hasRecord: record != nil, waits: options.waitForCache)
         // `nil` when this retrieval's task was cancelled meanwhile: the writes go on for the others (or alone).
-        return await diskStores.value(for: shared) { [self] in
+        return await pipeline.diskStores.value(for: shared) { [self] in
             await writeToDisk(
                 image, original: original, keepOriginal: keepOriginal, key: key, toDisk: toDisk, record: record)
         } ?? StoreOutcome()

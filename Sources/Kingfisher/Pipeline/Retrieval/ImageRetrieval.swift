@@ -35,11 +35,11 @@ final class ImageRetrieval: Sendable {
     let downloader: ImageDownloader
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
-    let providerLoads: SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>
-    /// The manager's disk stores in progress, shared by retrievals storing the same image under the same key.
-    let diskStores: SharedWork<DiskStoreKey, StoreOutcome>
-    /// Where the retrieval's decodes run, and with which limits: the manager's.
-    let decoder: DecodeStage
+    /// The manager's pipeline: its decode stage and the work its retrievals share (provider loads, disk stores).
+    let pipeline: ImagePipeline
+    /// Where the retrieval's decodes run: the manager's stage.
+    var decoder: DecodeStage { pipeline.decoder }
+    /// The decode limits of the retrieval: the manager's when it started.
     let engine: ImageEngine.Configuration
     /// Where the retrieval's progressive previews go, with `.progressiveJPEG`: an image target's, an
     /// ``ImageRetrievalTask``'s stream, or else ``ImageProgressive/onImageUpdated``.
@@ -83,9 +83,7 @@ final class ImageRetrieval: Sendable {
         }
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
-        self.providerLoads = manager.pipeline.providerLoads
-        self.diskStores = manager.pipeline.diskStores
-        self.decoder = manager.pipeline.decoder
+        self.pipeline = manager.pipeline
     }
 
     /// Runs the retrieval in the calling task: its result, once the preview sink is closed (no preview comes after
