@@ -57,11 +57,12 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// Read the disk cache on the calling thread.
     case loadDiskFileSynchronously
     /// Run the cache existence probe (a `stat`) on the cache's I/O threads instead of the calling thread:
-    /// ``ImagePrefetcher``'s check for already-cached sources and the manager's check for a cached original.
-    /// `loadDiskFileSynchronously` still decides where the disk read itself runs.
+    /// ``ImagePrefetcher``'s check for already-cached sources. `loadDiskFileSynchronously` still decides where the
+    /// disk read itself runs.
     ///
     /// - Note: Unlike Kingfisher, ``KingfisherManager`` never touches the disk on the caller's thread, with or
-    ///   without this option: only its memory lookup runs there.
+    ///   without this option: only its memory lookup runs there, and its probes (a cached original, an entry to
+    ///   revalidate) always run on the cache's I/O threads.
     case asyncCacheTypeCheck
     /// Options for writing cache files.
     case diskStoreWriteOptions(Data.WritingOptions)
