@@ -70,7 +70,8 @@ struct GalleryCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Scroll from the top to the bottom over SECONDS, then quit once the loads settle (for benchmarks).",
+            "Scroll from the top to the bottom over SECONDS (at most half a screen a frame, so every row comes "
+                + "on screen), then quit once the loads settle (for benchmarks).",
             valueName: "SECONDS"))
     var scrollThrough: Double?
 

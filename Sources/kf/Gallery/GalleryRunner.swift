@@ -64,11 +64,11 @@ final class GalleryRunner {
         }
         let elapsed = Double(frameTime - (firstFrame ?? frameTime)) / 1_000_000
         if let seconds = schedule.scrollSeconds, scrollEnded == nil {
-            window.scroll(to: seconds > 0 ? elapsed / seconds : 1)
-            if elapsed >= seconds {
-                scrollEnded = elapsed
-                loads.refresh()  // the last position's rows start now, before the check for running loads below
-            }
+            let atBottom = window.scroll(toward: seconds > 0 ? elapsed / seconds : 1)
+            // The loads see every position the script passes (on a busy machine frames come late, and the idle
+            // refresh later still); at the bottom, the last position's rows start before the check below.
+            loads.refresh()
+            if atBottom { scrollEnded = elapsed }
         }
         elapsedNow = elapsed
         if quit { return false }

@@ -73,9 +73,16 @@ final class GalleryWindow {
     }
 
     /// Scrolls so that `fraction` (0...1) of the way down is at the top.
-    func scroll(to fraction: Double) {
-        let upper = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
-        gtk_adjustment_set_value(adjustment, max(0, upper) * min(1, max(0, fraction)))
+    /// Moves toward `fraction` of the way down, at most half a screen: a script that steps with it shows every
+    /// row however late its frames come. True once the bottom is reached.
+    func scroll(toward fraction: Double) -> Bool {
+        let page = gtk_adjustment_get_page_size(adjustment)
+        let bottom = max(0, gtk_adjustment_get_upper(adjustment) - page)
+        let current = gtk_adjustment_get_value(adjustment)
+        let target = bottom * min(1, max(0, fraction))
+        let next = min(target, current + page / 2)
+        gtk_adjustment_set_value(adjustment, next)
+        return next >= bottom
     }
 
     /// Calls `body` after the visible rows may have changed (scrolled, resized): once the main loop is idle, not
