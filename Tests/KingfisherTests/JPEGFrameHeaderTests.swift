@@ -56,6 +56,22 @@ struct JPEGFrameHeaderTests {
         #expect(!DecodeStage.needsAdmission(nil))
     }
 
+    @Test("formats whose header libvips reads wait for admission when large: TIFF, SVG")
+    func largeImagesOfOtherFormats() throws {
+        let (width, height) = (4000, 2000)  // 8 MP
+        let large = try KFCrossPlatformImage(
+            rgbaPixels: [UInt8](repeating: 180, count: width * height * 4), width: width, height: height)
+        #expect(DecodeStage.needsAdmission(try large.kf.encoded(as: .TIFF)))
+        #expect(!DecodeStage.needsAdmission(try Fixtures.gradient(width: 64, height: 48).kf.encoded(as: .TIFF)))
+        let svg = { (w: Int, h: Int) in
+            Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(w)" height="\#(h)"><rect/></svg>"#.utf8)
+        }
+        #expect(DecodeStage.needsAdmission(svg(width, height)))
+        #expect(!DecodeStage.needsAdmission(svg(200, 100)))
+        // Truncated bytes of a format libvips reads are no image to admit: the decode reports them.
+        #expect(!DecodeStage.needsAdmission(try large.kf.encoded(as: .TIFF).prefix(64)))
+    }
+
     /// The most jobs that ran at once when three decodes of `data` went to a three-thread stage together, each
     /// waiting (up to 1 s) for the other two to join it.
     private func mostAtOnce(_ data: Data, largeDecodesOneAtATime: Bool) async -> Int {

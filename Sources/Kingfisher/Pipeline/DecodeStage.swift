@@ -32,7 +32,9 @@ final class DecodeStage: Sendable {
         let work = prepare(engine, body)
         DecodeQueueDepth.enter()
         defer { DecodeQueueDepth.leave() }
-        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data) else { return await hand(work, to: queue) }
+        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
+            return await hand(work, to: queue)
+        }
         return await largeDecodes.withPermitIgnoringCancellation { await hand(work, to: queue) }
     }
 
@@ -46,7 +48,7 @@ final class DecodeStage: Sendable {
         let work = prepare(engine, body)
         DecodeQueueDepth.enter()
         defer { DecodeQueueDepth.leave() }
-        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data) else {
+        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
             return await handUnlessCancelled(work, to: queue, stoppedBy: stop)
         }
         // One stop for both waits: the admission, then the lane.
@@ -59,12 +61,28 @@ final class DecodeStage: Sendable {
     /// ``VipsRuntime/largeDecodePixels`` or more, except a baseline JPEG. A progressive JPEG keeps every DCT
     /// coefficient until its last scan (two bytes a sample, 44–88 MB for 5120 × 2880) even when shrunk on load,
     /// while a baseline one shrunk on load streams its rows in a few MB; two at once on a two-core pool doubled the
-    /// peak resident size of a prefetch. Formats whose header we do not read are not held back.
-    static func needsAdmission(_ data: Data?) -> Bool {
-        guard let data, let size = ImageHeaderSize.of(data), size.width * size.height >= VipsRuntime.largeDecodePixels
+    /// peak resident size of a prefetch. The formats ``ImageHeaderSize`` does not parse (HEIF, AVIF, TIFF, SVG) have
+    /// their header read by libvips, under `engine`'s limits (an image over them is refused by its decode anyway).
+    static func needsAdmission(_ data: Data?, engine: ImageEngine.Configuration = .default) -> Bool {
+        guard let data, let size = declaredSize(of: data, engine: engine),
+            size.width * size.height >= VipsRuntime.largeDecodePixels
         else { return false }
         guard data.kf.imageFormat == .JPEG else { return true }
         return JPEGFrameHeader(data)?.isProgressive ?? true
+    }
+
+    /// The size `data`'s header declares: parsed here for the common formats, read by libvips (no pixel decoded)
+    /// for the others it loads; `nil` for bytes that are no image.
+    private static func declaredSize(
+        of data: Data, engine: ImageEngine.Configuration
+    ) -> (width: Int, height: Int)? {
+        if let size = ImageHeaderSize.of(data) { return size }
+        switch data.kf.imageFormat {
+        case .HEIF, .AVIF, .TIFF, .SVG:
+            return ImageEngine.Configuration.applying(engine) { try? ImageDecoder.headerPixelSize(of: data) }
+        case .unknown, .PNG, .JPEG, .GIF, .WebP, .BMP:
+            return nil
+        }
     }
 
     /// `body` with `engine` applied.
