@@ -11,14 +11,34 @@ import KingfisherLocking
 ///
 /// It is returned at once, before the request modifier has run; a cancel then is not lost: no request is sent.
 public final class DownloadTask: Sendable {
+    /// What the work for this handle waits on now; a cancel answers with its error (``cancellationError``).
+    enum Step: Sendable {
+        /// Not on the network: before the request is sent, between retries, or the handle of a source given up
+        /// for an alternative.
+        case preparing
+        /// A provider loading its data.
+        case providing(any ImageDataProvider)
+        /// The HTTP task the caller is attached to, from the request until the result is delivered (processing
+        /// included).
+        case requesting(SessionDataTask, SessionDataTask.CancelToken)
+
+        /// The error a cancel in this step answers with, as Kingfisher's.
+        var cancellationError: KingfisherError {
+            switch self {
+            case .preparing: .requestError(reason: .asyncTaskContextCancelled)
+            case .providing(let provider): .requestError(reason: .dataProviderCancelled(provider: provider))
+            case .requesting(let task, let token): .requestError(reason: .taskCancelled(task: task, token: token))
+            }
+        }
+    }
+
     private struct State {
         var isCancelled = false
         var isFinished = false
         /// Stop the work and tell the caller; added by whoever runs work for this handle (a retrieval and the
         /// download inside it both do).
         var onCancel: [@Sendable (KingfisherError) -> Void] = []
-        /// The error a cancel reports now.
-        var reason = KingfisherError.requestError(reason: .asyncTaskContextCancelled)
+        var step = Step.preparing
         var last: (task: SessionDataTask, token: SessionDataTask.CancelToken)?
     }
 
@@ -43,42 +63,43 @@ public final class DownloadTask: Sendable {
     /// ``KingfisherError/isTaskCancelled``), also while the image is being processed; other callers of the same
     /// URL are not affected. Does nothing once the result has been delivered.
     public func cancel() {
-        let (handlers, reason) = state.withLock { state -> ([@Sendable (KingfisherError) -> Void], KingfisherError) in
-            guard !state.isCancelled, !state.isFinished else { return ([], state.reason) }
+        let (handlers, step) = state.withLock { state -> ([@Sendable (KingfisherError) -> Void], Step) in
+            guard !state.isCancelled, !state.isFinished else { return ([], state.step) }
             state.isCancelled = true
             defer { state.onCancel = [] }
-            return (state.onCancel, state.reason)
+            return (state.onCancel, state.step)
         }
-        for handler in handlers { handler(reason) }
+        let error = step.cancellationError
+        for handler in handlers { handler(error) }
     }
 
     /// Adds what a cancel does (stop the work, tell the caller). When the task was cancelled already, runs it at
     /// once; when it finished, never.
     func onCancel(_ handler: @escaping @Sendable (KingfisherError) -> Void) {
-        let runNow = state.withLock { state -> KingfisherError? in
+        let runNow = state.withLock { state -> Step? in
             guard !state.isFinished else { return nil }
-            guard !state.isCancelled else { return state.reason }
+            guard !state.isCancelled else { return state.step }
             state.onCancel.append(handler)
             return nil
         }
-        if let runNow { handler(runNow) }
+        if let runNow { handler(runNow.cancellationError) }
     }
 
-    /// Records the HTTP task and token this caller waits on: a cancel from now on reports `taskCancelled`.
+    /// Records the HTTP task and token this caller waits on: the step is ``Step/requesting(_:_:)`` from now on.
     func attach(_ task: SessionDataTask, token: SessionDataTask.CancelToken) {
         state.withLock { state in
             state.last = (task, token)
-            state.reason = .requestError(reason: .taskCancelled(task: task, token: token))
+            state.step = .requesting(task, token)
         }
     }
 
-    /// The error a cancel reports from now on (the step the work is in).
-    func report(_ reason: KingfisherError) {
-        state.withLock { $0.reason = reason }
+    /// The work for this handle enters `step`.
+    func enter(_ step: Step) {
+        state.withLock { $0.step = step }
     }
 
-    /// The error a cancel reports now.
-    var cancellationReason: KingfisherError { state.withLock { $0.reason } }
+    /// The error a cancel answers with now.
+    var cancellationError: KingfisherError { state.withLock { $0.step }.cancellationError }
 
     /// The result stands: a cancel does nothing from now on. `false` when the task was cancelled first.
     @discardableResult

@@ -30,7 +30,7 @@ extension ImageDownloader {
             else {
                 return result
             }
-            handle.report(.requestError(reason: .asyncTaskContextCancelled))
+            handle.enter(.preparing)
             let context = RetryContext(url: url, error: error, retriedCount: retriedCount, userInfo: userInfo)
             let decision = await Self.decision(of: strategy, for: context)
             guard !Task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }

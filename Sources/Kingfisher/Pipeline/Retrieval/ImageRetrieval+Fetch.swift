@@ -49,8 +49,8 @@ extension ImageRetrieval {
     /// ``KingfisherError/RequestErrorReason/dataProviderCancelled(provider:)`` at once (as Kingfisher 8.11 does,
     /// except that Kingfisher waits for a provider that ignores cancellation to return).
     func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
-        let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
-        handle.report(cancelled)
+        handle.enter(.providing(provider))
+        let cancelled = DownloadTask.Step.providing(provider).cancellationError
         guard !isCancelled else { return .failure(cancelled) }
         let processingOptions = fetchOptions
         let key = ProviderLoadKey(

@@ -11,9 +11,9 @@ extension ImageRetrieval {
             // A provider source reports its own cancellation from the start, as Kingfisher's (whose provider is
             // called before retrieveImage returns).
             if case .provider(let provider) = source {
-                handle.report(.requestError(reason: .dataProviderCancelled(provider: provider)))
+                handle.enter(.providing(provider))
             } else {
-                handle.report(.requestError(reason: .asyncTaskContextCancelled))
+                handle.enter(.preparing)
             }
             guard !isCancelled, let outcome = await attempt(source) else {
                 return .failure(cancellationError)

@@ -79,7 +79,7 @@ final class ImageRetrieval: Sendable {
         if case .provider(let provider) = source {
             // A cancel before the retrieval's task has started reports the provider's cancellation, as Kingfisher's
             // (whose provider is called before retrieveImage returns).
-            handle.report(.requestError(reason: .dataProviderCancelled(provider: provider)))
+            handle.enter(.providing(provider))
         }
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
@@ -122,7 +122,7 @@ final class ImageRetrieval: Sendable {
     }
 
     /// The error a cancelled retrieval ends with: the current step's.
-    var cancellationError: KingfisherError { handle.cancellationReason }
+    var cancellationError: KingfisherError { handle.cancellationError }
 
     /// Gives the retrieval a new handle for the next alternative source and tells the caller; the handle it
     /// replaces still cancels the whole retrieval (reporting `asyncTaskContextCancelled`).
@@ -134,7 +134,7 @@ final class ImageRetrieval: Sendable {
             defer { handles.append(next) }
             return handles[handles.count - 1]
         }
-        previous.report(.requestError(reason: .asyncTaskContextCancelled))
+        previous.enter(.preparing)
         if let handler = cancelHandler.withLock({ $0 }) { next.onCancel(handler) }
         downloadTaskUpdated?(next)
         return true
