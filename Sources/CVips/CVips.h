@@ -297,6 +297,14 @@ static inline int cvips_recomb(VipsImage *in, VipsImage **out, const double *mat
 static inline int cvips_multiply(VipsImage *left, VipsImage *right, VipsImage **out) {
     return vips_multiply(left, right, out, NULL);
 }
+/// A one-band float image of Gaussian noise around 0 with standard deviation `sigma`, the same for a `seed`.
+static inline int cvips_gaussnoise(VipsImage **out, int width, int height, double sigma, int seed) {
+    return vips_gaussnoise(out, width, height, "sigma", sigma, "mean", 0.0, "seed", seed, NULL);
+}
+/// `left + right` per pixel; a one-band operand is added to every band of the other.
+static inline int cvips_add(VipsImage *left, VipsImage *right, VipsImage **out) {
+    return vips_add(left, right, out, NULL);
+}
 static inline int cvips_bandjoin2(VipsImage *first, VipsImage *second, VipsImage **out) {
     return vips_bandjoin2(first, second, out, NULL);
 }

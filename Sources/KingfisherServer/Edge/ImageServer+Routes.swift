@@ -68,7 +68,7 @@ extension ImageServer {
     private func success(_ result: ServedResult, ifNoneMatch: [String]) -> Response {
         var headers = HTTPFields()
         headers[.eTag] = result.image.etag
-        headers[.cacheControl] = configuration.maxAge > 0 ? "public, max-age=\(configuration.maxAge)" : "no-cache"
+        headers[.cacheControl] = result.maxAge > 0 ? "public, max-age=\(result.maxAge)" : "no-cache"
         if result.variesByAccept { headers[.vary] = "Accept" }
         if Self.matches(ifNoneMatch, etag: result.image.etag) {
             // No Content-Length: a 304's would have to be the full response's (RFC 9110, 8.6).

@@ -248,12 +248,8 @@ public struct ThumborProcessor: ImageProcessor {
         case .roundCorners(let radius, let fill):
             processor = RoundCornerImageProcessor(cornerRadius: radius, backgroundColor: fill)
         case .grayscale: processor = ColorControlsProcessor(brightness: 0, contrast: 1, saturation: 0, inputEV: 0)
-        case .brightness(let percent):
-            processor = ColorControlsProcessor(
-                brightness: CGFloat(percent) / 100, contrast: 1, saturation: 1, inputEV: 0)
-        case .contrast(let percent):
-            processor = ColorControlsProcessor(
-                brightness: 0, contrast: 1 + CGFloat(percent) / 100, saturation: 1, inputEV: 0)
+        case .brightness, .contrast, .rgb, .colorize, .equalize, .noise, .proportion, .backgroundColor:
+            return ProcessingFailure.catching { () throws(VipsError) in try ThumborEffects.apply(effect, to: image) }
         case .saturation(let factor):
             processor = ColorControlsProcessor(brightness: 0, contrast: 1, saturation: factor, inputEV: 0)
         case .rotate(let quarterTurns):

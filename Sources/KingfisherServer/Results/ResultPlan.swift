@@ -8,6 +8,8 @@ struct ResultPlan: Sendable {
     let serializer: ResultSerializer
     /// `Vary: Accept` goes out: the URL names no format and the server picks one from `Accept`.
     let variesByAccept: Bool
+    /// The result's `Cache-Control` max-age in seconds (0: `no-cache`): `max_age(...)`'s, else the server's.
+    let maxAge: Int
 
     init(url: ThumborURL, accept: String?, configuration: ImageServer.Configuration) throws(ThumborURLError) {
         let filters = try ThumborFilters(url.filters)
@@ -31,6 +33,7 @@ struct ResultPlan: Sendable {
         {
             throw .resultTooLarge(width: width, height: height, limit: configuration.maximumResultPixels)
         }
+        maxAge = filters.maxAge ?? configuration.maxAge
         let quality = filters.quality ?? configuration.defaultQuality
         serializer = ResultSerializer(format: format, quality: quality)
         processor = ThumborProcessor(

@@ -7,6 +7,8 @@ import Logging
 struct ServedResult: Sendable {
     let image: ServedImage
     let variesByAccept: Bool
+    /// Seconds for `Cache-Control: max-age` (0: `no-cache`).
+    let maxAge: Int
 }
 
 extension ImageServer {
@@ -20,7 +22,7 @@ extension ImageServer {
         let source = try locator.source(for: url.image)
         let key = ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
         if let recent = await recentResult(forKey: key, source: source, plan: plan) {
-            return ServedResult(image: recent, variesByAccept: plan.variesByAccept)
+            return ServedResult(image: recent, variesByAccept: plan.variesByAccept, maxAge: plan.maxAge)
         }
         // The making of a result takes a turn in the queue; requests for the same result join it and add no work.
         let started = Locked(false)
@@ -39,7 +41,7 @@ extension ImageServer {
         guard let outcome else { throw CancellationError() }
         let image = try outcome.get()
         if !started.withLock({ $0 }) { metrics.countResult(from: .joined) }
-        return ServedResult(image: image, variesByAccept: plan.variesByAccept)
+        return ServedResult(image: image, variesByAccept: plan.variesByAccept, maxAge: plan.maxAge)
     }
 
     /// Signed URLs need the key and a matching signature; `unsafe/` URLs need the server to allow them.

@@ -27,10 +27,24 @@ public struct ThumborFilters: Sendable, Hashable {
         /// transparent (`nil`).
         case roundCorners(radius: Double, fill: KFCrossPlatformColor?)
         case grayscale
-        /// `brightness(-100...100)`: percent of full scale added.
+        /// `brightness(-100...100)`: percent of full scale added to each colour channel.
         case brightness(Int)
-        /// `contrast(-100...100)`: percent more or less contrast.
+        /// `contrast(-100...100)`: each colour channel's distance from mid-grey (128) scaled by `(100 + v)² / 100`
+        /// percent.
         case contrast(Int)
+        /// `rgb(r,g,b)`, each -100...100: percent of full scale added to that channel.
+        case rgb(red: Int, green: Int, blue: Int)
+        /// `colorize(r,g,b,RRGGBB)`: each channel blended toward the colour's, by its percentage (0...100).
+        case colorize(red: Int, green: Int, blue: Int, color: [Int])
+        /// `equalize()`: each colour channel's histogram equalised.
+        case equalize
+        /// `noise(amount[,seed])`: the same random amount, spread like a uniform one over `amount` (0...100),
+        /// added to a pixel's three channels; a seed above 0 makes the pattern repeatable.
+        case noise(amount: Int, seed: Int)
+        /// `proportion(0 < v <= 1)`: the result scaled by `v` (thumbor ignores other values, and so do we).
+        case proportion(Double)
+        /// `background_color(colour)`: transparency composited over an opaque colour.
+        case backgroundColor(KFCrossPlatformColor)
         /// `saturation(factor)`: 0 grey, 1 unchanged, 2 twice as saturated.
         case saturation(Double)
         /// `rotate(degrees)`: anticlockwise, in quarter turns.
@@ -51,6 +65,8 @@ public struct ThumborFilters: Sendable, Hashable {
     public var format: OutputFormat?
     /// `upscale()` (true) or `no_upscale()` (false); `nil` leaves the fit mode's default.
     public var upscale: Bool?
+    /// `max_age(seconds)`: the result's `Cache-Control` max-age (0: `no-cache`) instead of the server's.
+    public var maxAge: Int?
     public var effects: [Effect] = []
 
     /// Whether a `fill` is among the effects.
@@ -112,6 +128,44 @@ public struct ThumborFilters: Sendable, Hashable {
         case "saturation":
             try reader.expectCount(1...1)
             effects.append(.saturation(try reader.number(0, in: 0...100)))
+        case "rgb":
+            try reader.expectCount(3...3)
+            effects.append(
+                .rgb(
+                    red: try reader.integer(0, in: -100...100), green: try reader.integer(1, in: -100...100),
+                    blue: try reader.integer(2, in: -100...100)))
+        case "colorize":
+            try reader.expectCount(4...4)
+            let percents = try (0..<3).map { index throws(ThumborURLError) in try reader.integer(index, in: 0...100) }
+            let hex = filter.arguments[3].trimmingCharacters(in: .whitespaces).lowercased()
+            guard hex.count == 6, let value = Int(hex, radix: 16) else {
+                throw reader.bad("\"\(filter.arguments[3])\" is not a colour as six hex digits (RRGGBB)")
+            }
+            effects.append(
+                .colorize(
+                    red: percents[0], green: percents[1], blue: percents[2],
+                    color: [value >> 16 & 0xFF, value >> 8 & 0xFF, value & 0xFF]))
+        case "equalize":
+            try reader.expectCount(0...0)
+            effects.append(.equalize)
+        case "noise":
+            try reader.expectCount(1...2)
+            let amount = try reader.integer(0, in: 0...100)
+            let seed = filter.arguments.count > 1 ? try reader.integer(1, in: 0...Int(Int32.max)) : 0
+            if amount > 0 { effects.append(.noise(amount: amount, seed: seed)) }
+        case "proportion":
+            try reader.expectCount(1...1)
+            let value = try reader.number(0, in: -1_000_000...1_000_000)
+            if value > 0 && value < 1 { effects.append(.proportion(value)) }
+        case "background_color":
+            try reader.expectCount(1...1)
+            guard case .color(let colour) = try Self.fill(named: filter.arguments[0], reader: reader) else {
+                throw reader.bad("\"\(filter.arguments[0])\" is not a colour name or a hex colour")
+            }
+            effects.append(.backgroundColor(colour))
+        case "max_age":
+            try reader.expectCount(1...1)
+            maxAge = try reader.integer(0, in: 0...Int(Int32.max))
         case "rotate":
             try reader.expectCount(1...1)
             let degrees = try reader.integer(0, in: -3600...3600)

@@ -1,0 +1,101 @@
+import CVips
+import Foundation
+
+/// Operations on the colour values of 8-bit sRGB pixels, alpha left as it is, on every frame of an animation: the
+/// building blocks of the image server's colour filters.
+extension KFCrossPlatformImage {
+    /// Each colour channel `c` (red, green, blue) becomes `scale[i] × c + offset[i]`, rounded and clamped to
+    /// 0...255.
+    package func mappingColourChannels(scale: [Double], offset: [Double]) throws(VipsError) -> KFCrossPlatformImage {
+        precondition(scale.count == 3 && offset.count == 3, "one scale and one offset per colour channel")
+        return try mappingFrames { frame throws(VipsError) in
+            let pixels = try frame.srgb8()
+            let alpha = pixels.hasAlpha
+            return try pixels.linear(scale + (alpha ? [1] : []), offset + (alpha ? [0] : []))
+        }
+    }
+
+    /// Each colour channel's histogram equalised on its own, the classic way: a level becomes
+    /// `(cdf(level) − cdf(darkest level present)) / (pixels − cdf(darkest level present)) × 255`, truncated, so the
+    /// darkest level present goes to 0 and the brightest to 255 (a flat channel is left as it is).
+    package func equalisingHistogram() throws(VipsError) -> KFCrossPlatformImage {
+        try mappingFrames { frame throws(VipsError) in
+            try Self.onColour(of: frame.srgb8()) { colour throws(VipsError) in
+                var size = 0
+                guard let memory = cvips_write_to_memory(colour.pointer, &size) else {
+                    throw VipsRuntime.takeError("write_to_memory")
+                }
+                defer { cvips_free(memory) }
+                var bytes = [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
+                Self.equalise(&bytes, channels: colour.bands)
+                let copied = bytes.withUnsafeBytes { buffer in
+                    cvips_new_from_memory_copy(
+                        buffer.baseAddress, buffer.count, Int32(colour.width), Int32(colour.height),
+                        Int32(colour.bands), Int32(VIPS_FORMAT_UCHAR.rawValue))
+                }
+                guard let copied else { throw VipsRuntime.takeError("new_from_memory_copy") }
+                return try VipsImageHandle(owning: copied).apply("copy") {
+                    cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
+                }
+            }
+        }
+    }
+
+    /// Equalises each of the `channels` interleaved 8-bit channels of `bytes` in place.
+    private static func equalise(_ bytes: inout [UInt8], channels: Int) {
+        let pixels = bytes.count / channels
+        for channel in 0..<channels {
+            var histogram = [Int](repeating: 0, count: 256)
+            for index in stride(from: channel, to: bytes.count, by: channels) { histogram[Int(bytes[index])] += 1 }
+            guard let darkest = histogram.firstIndex(where: { $0 > 0 }), histogram[darkest] < pixels else { continue }
+            let floor = histogram[darkest]
+            var table = [UInt8](repeating: 0, count: 256)
+            var cumulative = 0
+            for level in 0..<256 {
+                cumulative += histogram[level]
+                // Levels below the darkest present never occur; they map to 0.
+                table[level] = UInt8(Double(max(0, cumulative - floor)) / Double(pixels - floor) * 255)
+            }
+            for index in stride(from: channel, to: bytes.count, by: channels) {
+                bytes[index] = table[Int(bytes[index])]
+            }
+        }
+    }
+
+    /// The same amount added to the red, green and blue of each pixel: Gaussian noise of standard deviation
+    /// `sigma` around 0, the same pattern for the same `seed` and size.
+    package func addingNoise(sigma: Double, seed: Int32) throws(VipsError) -> KFCrossPlatformImage {
+        try mappingFrames { frame throws(VipsError) in
+            try Self.onColour(of: frame.srgb8()) { colour throws(VipsError) in
+                var output: UnsafeMutablePointer<VipsImage>?
+                guard cvips_gaussnoise(&output, Int32(colour.width), Int32(colour.height), sigma, seed) == 0,
+                    let output
+                else { throw VipsRuntime.takeError("gaussnoise") }
+                let noise = VipsImageHandle(owning: output)
+                return try colour.apply("add") { cvips_add($0, noise.pointer, $1) }.apply("cast") {
+                    cvips_cast_uchar($0, $1)
+                }
+            }
+        }
+    }
+
+    /// The image on an opaque background of `color`: alpha composited over it and dropped. An opaque image is
+    /// returned as it is.
+    package func flattening(onto color: KFCrossPlatformColor) throws(VipsError) -> KFCrossPlatformImage {
+        guard hasAlpha else { return self }
+        let rgb = color.rgba8.prefix(3).map(Double.init)
+        return try mappingFrames { frame throws(VipsError) in
+            let pixels = try frame.srgb8()
+            guard pixels.hasAlpha else { return pixels }
+            return try pixels.apply("flatten") { cvips_flatten($0, $1, rgb[0], rgb[1], rgb[2]) }
+        }
+    }
+
+    /// `body` applied to the colour bands of `image`, its alpha joined back.
+    private static func onColour(
+        of image: VipsImageHandle, _ body: (VipsImageHandle) throws(VipsError) -> VipsImageHandle
+    ) throws(VipsError) -> VipsImageHandle {
+        guard image.hasAlpha else { return try body(image) }
+        return try body(image.colourBands()).joined(with: image.alphaBand())
+    }
+}
