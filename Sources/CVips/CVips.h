@@ -301,6 +301,17 @@ static inline int cvips_multiply(VipsImage *left, VipsImage *right, VipsImage **
 static inline int cvips_gaussnoise(VipsImage **out, int width, int height, double sigma, int seed) {
     return vips_gaussnoise(out, width, height, "sigma", sigma, "mean", 0.0, "seed", seed, NULL);
 }
+/// `in` convolved with a `columns` x `rows` mask divided by `scale`, in floating point; edges repeat outward.
+static inline int cvips_convolve(VipsImage *in, VipsImage **out, const double *mask, int columns, int rows,
+                                 double scale) {
+    VipsImage *matrix = vips_image_new_matrix_from_array(columns, rows, mask, columns * rows);
+    if (!matrix) return -1;
+    vips_image_set_double(matrix, "scale", scale);
+    vips_image_set_double(matrix, "offset", 0.0);
+    int status = vips_conv(in, out, matrix, "precision", VIPS_PRECISION_FLOAT, NULL);
+    g_object_unref(matrix);
+    return status;
+}
 /// `left + right` per pixel; a one-band operand is added to every band of the other.
 static inline int cvips_add(VipsImage *left, VipsImage *right, VipsImage **out) {
     return vips_add(left, right, out, NULL);

@@ -116,6 +116,61 @@ import Testing
         #expect(close(colour(try process("background_color(fff)", opaque)), [10, 20, 30, 255]))
     }
 
+    @Test func saturationMovesEachChannelFromThePerceivedBrightness() throws {
+        // p = √(0.299 × 200² + 0.587 × 100² + 0.114 × 50²) = 135.2; factor 2: 135 + (200 − 135) × 2 = 264.8 → 255,
+        // 135.2 + (100 − 135.2) × 2 = 64.8 → 64, 135.2 + (50 − 135.2) × 2 = −35 → 0.
+        let warm = try flat([200, 100, 50, 255])
+        #expect(close(colour(try process("saturation(2)", warm)), [255, 64, 0, 255]))
+        #expect(close(colour(try process("saturation(0)", warm)), [135, 135, 135, 255]))
+        #expect(close(colour(try process("saturation(1)", warm)), [200, 100, 50, 255]))
+    }
+
+    @Test func convolutionAppliesTheMatrixAndRepeatsEdges() throws {
+        // A normalised box blur of a flat image is the same flat image, edges included.
+        let flatGrey = try flat([90, 120, 150, 255])
+        let blurred = try process("convolution(1;1;1;1;1;1;1;1;1,3,true)", flatGrey)
+        #expect(close(colour(blurred, 0, 0), [90, 120, 150, 255]))
+        #expect(close(colour(blurred, 20, 10), [90, 120, 150, 255]))
+        // Not normalised, a single 2 doubles every band (alpha too, clamped).
+        let doubled = try process("convolution(0;0;0;0;2;0;0;0;0,3,false)", flatGrey)
+        #expect(close(colour(doubled, 7, 7), [180, 240, 255, 255]))
+        // A horizontal edge kernel finds the boundary between the halves and nothing elsewhere.
+        let photo = ServerFixtures.png(width: 200, height: 100)
+        let edges = try process("convolution(-1;0;1,3,false)", photo, box: "200x100")
+        #expect(colour(edges, 20, 50)[0] == 0 && colour(edges, 180, 50)[0] == 0)
+        #expect(colour(edges, 100, 50)[2] > 150 && colour(edges, 20, 50)[2] == 0, "\(colour(edges, 100, 50))")
+    }
+
+    @Test func sharpenRaisesTheContrastOfAnEdgeAndLeavesFlatAreas() throws {
+        let photo = ServerFixtures.png(width: 200, height: 100)
+        let plain = try process("quality(90)", photo, box: "200x100")
+        let sharp = try process("sharpen(2,1.0,true)", photo, box: "200x100")
+        let spreadPlain = plain.kf.rgbaPixels()
+        let spreadSharp = sharp.kf.rgbaPixels()
+        // Far from the edge nothing changes; next to it the values overshoot (further from the middle grey).
+        #expect(close(colour(sharp, 20, 50), colour(plain, 20, 50)))
+        let row = 50 * 200 * 4
+        let plainContrast = (95..<105).map { abs(Int(spreadPlain[row + $0 * 4]) - 128) }.reduce(0, +)
+        let sharpContrast = (95..<105).map { abs(Int(spreadSharp[row + $0 * 4]) - 128) }.reduce(0, +)
+        #expect(sharpContrast > plainContrast, "\(sharpContrast) vs \(plainContrast)")
+    }
+
+    @Test func stretchResizesToTheBoxWithoutCropping() throws {
+        // Red and blue halves in a 20-pixel white frame.
+        let photo = ServerFixtures.png(width: 200, height: 100, border: 20)
+        let stretched = try process("stretch()", photo, box: "50x100")
+        #expect(size(stretched) == [50, 100])
+        // Squeezed, not cropped: the frame's left and right sides are still there.
+        #expect(colour(stretched, 1, 50).prefix(3).allSatisfy { $0 > 200 }, "\(colour(stretched, 1, 50))")
+        #expect(colour(stretched, 48, 50).prefix(3).allSatisfy { $0 > 200 })
+        // Without it, the crop mode keeps the middle (red on the left, no frame).
+        let cropped = try process("quality(90)", photo, box: "50x100")
+        #expect(size(cropped) == [50, 100] && colour(cropped, 1, 50)[1] < 60, "\(colour(cropped, 1, 50))")
+        // Fit modes and a proportional side are not stretched.
+        #expect(size(try process("stretch()", photo, box: "fit-in/100x100")) == [100, 50])
+        #expect(size(try process("stretch()", photo, box: "100x0")) == [100, 50])
+    }
+
     @Test func maxAgeSetsTheResultsCacheControl() throws {
         let configuration = ImageServer.Configuration()
         let own = try ResultPlan(
@@ -135,6 +190,8 @@ import Testing
         "brightness(101)", "contrast(-101)", "rgb(1,2)", "rgb(1,2,300)", "colorize(50,50,50,red)",
         "colorize(50,50,101,ff0000)", "equalize(1)", "noise(-1)", "noise(101)", "proportion(x)",
         "background_color(nocolour)", "background_color(transparent)", "max_age(-1)", "max_age()",
+        "convolution(1;1;1;1,2)", "convolution(1;2;x,3)", "convolution(1;1;1,3,maybe)", "sharpen(1)", "sharpen(11,1)",
+        "stretch(1)", "saturation(-1)",
     ])
     func badArgumentsAreRefusedWithTheFiltersName(_ filter: String) {
         let name = String(filter.prefix { $0 != "(" })

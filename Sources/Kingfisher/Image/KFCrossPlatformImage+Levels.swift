@@ -19,6 +19,31 @@ extension KFCrossPlatformImage {
     /// `(cdf(level) − cdf(darkest level present)) / (pixels − cdf(darkest level present)) × 255`, truncated, so the
     /// darkest level present goes to 0 and the brightest to 255 (a flat channel is left as it is).
     package func equalisingHistogram() throws(VipsError) -> KFCrossPlatformImage {
+        try mappingColourBytes { bytes, channels in Self.equalise(&bytes, channels: channels) }
+    }
+
+    /// The saturation scaled by `factor` around each pixel's perceived brightness
+    /// `p = √(0.299 r² + 0.587 g² + 0.114 b²)`: each channel becomes `p + (c − p) × factor`, truncated and
+    /// clamped (0 gives grey, 1 leaves the image as it is).
+    package func scalingSaturation(by factor: Double) throws(VipsError) -> KFCrossPlatformImage {
+        try mappingColourBytes { bytes, channels in
+            guard channels >= 3 else { return }
+            for start in stride(from: 0, to: bytes.count - channels + 1, by: channels) {
+                let (r, g, b) = (Double(bytes[start]), Double(bytes[start + 1]), Double(bytes[start + 2]))
+                let brightness = (r * r * 0.299 + g * g * 0.587 + b * b * 0.114).squareRoot()
+                for (offset, value) in [r, g, b].enumerated() {
+                    let changed = Int(brightness + (value - brightness) * factor)
+                    bytes[start + offset] = UInt8(min(255, max(0, changed)))
+                }
+            }
+        }
+    }
+
+    /// The colour bands of every frame as interleaved 8-bit values, changed in place by `body` (which gets the
+    /// bytes and the number of channels), alpha joined back.
+    private func mappingColourBytes(
+        _ body: @escaping (inout [UInt8], Int) -> Void
+    ) throws(VipsError) -> KFCrossPlatformImage {
         try mappingFrames { frame throws(VipsError) in
             try Self.onColour(of: frame.srgb8()) { colour throws(VipsError) in
                 var size = 0
@@ -27,7 +52,7 @@ extension KFCrossPlatformImage {
                 }
                 defer { cvips_free(memory) }
                 var bytes = [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
-                Self.equalise(&bytes, channels: colour.bands)
+                body(&bytes, colour.bands)
                 let copied = bytes.withUnsafeBytes { buffer in
                     cvips_new_from_memory_copy(
                         buffer.baseAddress, buffer.count, Int32(colour.width), Int32(colour.height),
@@ -37,6 +62,30 @@ extension KFCrossPlatformImage {
                 return try VipsImageHandle(owning: copied).apply("copy") {
                     cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
                 }
+            }
+        }
+    }
+
+    /// Every band (alpha too) convolved with `kernel`, `columns` wide (an odd number of odd-length rows), divided
+    /// by `divisor`; edge pixels repeat outward. The sums are truncated and clamped to 0...255.
+    package func convolving(kernel: [Double], columns: Int, divisor: Double) throws(VipsError) -> KFCrossPlatformImage {
+        precondition(columns > 0 && kernel.count % columns == 0, "whole rows")
+        return try mappingFrames { frame throws(VipsError) in
+            try frame.srgb8().apply("conv") {
+                cvips_convolve($0, $1, kernel, Int32(columns), Int32(kernel.count / columns), divisor)
+            }.apply("cast") { cvips_cast_uchar($0, $1) }
+        }
+    }
+
+    /// An unsharp mask on the colour bands: `c + amount × (c − blurred c)`, the blur's standard deviation `sigma`.
+    package func sharpening(amount: Double, sigma: Double) throws(VipsError) -> KFCrossPlatformImage {
+        try mappingFrames { frame throws(VipsError) in
+            try Self.onColour(of: frame.srgb8()) { colour throws(VipsError) in
+                let blurred = try colour.apply("gaussblur") { cvips_gaussblur($0, $1, sigma) }
+                    .apply("linear") { cvips_linear($0, $1, [-amount], [0], 1, 0) }
+                return try colour.apply("linear") { cvips_linear($0, $1, [1 + amount], [0], 1, 0) }
+                    .apply("add") { cvips_add($0, blurred.pointer, $1) }
+                    .apply("cast") { cvips_cast_uchar($0, $1) }
             }
         }
     }

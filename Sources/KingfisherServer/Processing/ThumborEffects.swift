@@ -42,7 +42,15 @@ enum ThumborEffects {
             return try image.resizing(to: CGSize(width: width, height: height))
         case .backgroundColor(let color):
             return try image.flattening(onto: color)
-        case .blur, .roundCorners, .grayscale, .saturation, .rotate, .fill:
+        case .saturation(let factor):
+            return try image.scalingSaturation(by: factor)
+        case .convolution(let kernel, let columns, let divisor):
+            return try image.convolving(kernel: kernel, columns: columns, divisor: divisor)
+        case .sharpen(let amount, let radius):
+            // thumbor sharpens with wavelets, boosting the detail near `radius` by up to `amount`; an unsharp
+            // mask of that strength, over a blur of that radius, is the nearest single operation.
+            return try image.sharpening(amount: amount, sigma: max(0.5, radius))
+        case .blur, .roundCorners, .grayscale, .rotate, .fill:
             preconditionFailure("\(effect) is applied by ThumborProcessor")
         }
     }

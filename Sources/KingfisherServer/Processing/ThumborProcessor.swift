@@ -161,6 +161,9 @@ public struct ThumborProcessor: ImageProcessor {
 
     /// The size the image is resized to (before the crop of the `crop` mode).
     private func resultSize(forWidth width: Int, height: Int) -> (width: Int, height: Int) {
+        if filters.stretch, url.fit == .crop, case let (w?, h?) = box(forWidth: width, height: height), w > 0, h > 0 {
+            return (w, h)
+        }
         let scale = resizeScale(forWidth: width, height: height) ?? 1
         let resizedWidth = max(1, Int(min((CGFloat(width) * scale).rounded(), 1e9)))
         let resizedHeight = max(1, Int(min((CGFloat(height) * scale).rounded(), 1e9)))
@@ -248,10 +251,9 @@ public struct ThumborProcessor: ImageProcessor {
         case .roundCorners(let radius, let fill):
             processor = RoundCornerImageProcessor(cornerRadius: radius, backgroundColor: fill)
         case .grayscale: processor = ColorControlsProcessor(brightness: 0, contrast: 1, saturation: 0, inputEV: 0)
-        case .brightness, .contrast, .rgb, .colorize, .equalize, .noise, .proportion, .backgroundColor:
+        case .brightness, .contrast, .saturation, .rgb, .colorize, .equalize, .noise, .proportion, .backgroundColor,
+            .convolution, .sharpen:
             return ProcessingFailure.catching { () throws(VipsError) in try ThumborEffects.apply(effect, to: image) }
-        case .saturation(let factor):
-            processor = ColorControlsProcessor(brightness: 0, contrast: 1, saturation: factor, inputEV: 0)
         case .rotate(let quarterTurns):
             return ProcessingFailure.catching { () throws(VipsError) in try image.rotating(quarterTurns: -quarterTurns)
             }

@@ -45,7 +45,13 @@ public struct ThumborFilters: Sendable, Hashable {
         case proportion(Double)
         /// `background_color(colour)`: transparency composited over an opaque colour.
         case backgroundColor(KFCrossPlatformColor)
-        /// `saturation(factor)`: 0 grey, 1 unchanged, 2 twice as saturated.
+        /// `convolution(a;b;c;...,columns[,normalize])`: every band convolved with the matrix (an odd number of
+        /// rows of an odd number of columns, at most 15 x 15), divided by its sum when normalised.
+        case convolution(kernel: [Double], columns: Int, divisor: Double)
+        /// `sharpen(amount,radius[,luminance_only])`: an unsharp mask of that strength and radius.
+        case sharpen(amount: Double, radius: Double)
+        /// `saturation(factor)`: 0 grey, 1 unchanged, 2 twice as saturated (around each pixel's perceived
+        /// brightness, as thumbor).
         case saturation(Double)
         /// `rotate(degrees)`: anticlockwise, in quarter turns.
         case rotate(quarterTurns: Int)
@@ -67,6 +73,9 @@ public struct ThumborFilters: Sendable, Hashable {
     public var upscale: Bool?
     /// `max_age(seconds)`: the result's `Cache-Control` max-age (0: `no-cache`) instead of the server's.
     public var maxAge: Int?
+    /// `stretch()`: in the crop mode with both sides given, the image is resized to exactly that box (its
+    /// proportions not kept) instead of being cropped to it.
+    public var stretch = false
     public var effects: [Effect] = []
 
     /// Whether a `fill` is among the effects.
@@ -163,6 +172,30 @@ public struct ThumborFilters: Sendable, Hashable {
                 throw reader.bad("\"\(filter.arguments[0])\" is not a colour name or a hex colour")
             }
             effects.append(.backgroundColor(colour))
+        case "convolution":
+            try reader.expectCount(2...3)
+            let items = filter.arguments[0].split(separator: ";", omittingEmptySubsequences: false)
+            let kernel = items.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.filter(\.isFinite)
+            let columns = try reader.integer(1, in: 1...15)
+            let normalise = filter.arguments.count > 2 ? try reader.boolean(2) : true
+            guard kernel.count == items.count, kernel.count <= 225, kernel.count % columns == 0,
+                columns % 2 == 1, (kernel.count / columns) % 2 == 1
+            else {
+                throw reader.bad(
+                    "the matrix must be numbers separated by ;, in an odd number (at most 15) of rows of an odd "
+                        + "number of columns")
+            }
+            let sum = kernel.reduce(0, +)
+            effects.append(.convolution(kernel: kernel, columns: columns, divisor: normalise && sum != 0 ? sum : 1))
+        case "sharpen":
+            try reader.expectCount(2...3)
+            let amount = try reader.number(0, in: 0...10)
+            let radius = try reader.number(1, in: 0...50)
+            if filter.arguments.count > 2 { _ = try reader.boolean(2) }
+            if amount > 0 { effects.append(.sharpen(amount: amount, radius: radius)) }
+        case "stretch":
+            try reader.expectCount(0...0)
+            stretch = true
         case "max_age":
             try reader.expectCount(1...1)
             maxAge = try reader.integer(0, in: 0...Int(Int32.max))
@@ -233,6 +266,16 @@ private struct ArgumentReader {
             throw bad("\"\(text)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
+    }
+
+    /// thumbor's booleans: `true`, `True`, `1`, `false`, `False`, `0`.
+    func boolean(_ index: Int) throws(ThumborURLError) -> Bool {
+        let text = filter.arguments[index].trimmingCharacters(in: .whitespaces)
+        switch text.lowercased() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw bad("\"\(text)\" is not true or false")
+        }
     }
 
     func number(_ index: Int, in range: ClosedRange<Double>) throws(ThumborURLError) -> Double {
