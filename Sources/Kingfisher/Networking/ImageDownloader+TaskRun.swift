@@ -110,6 +110,12 @@ extension ImageDownloader {
                 queue.add(late)
             }
             guard let result else {
+                if Task.isCancelled {
+                    // The run itself was cancelled (nothing does that once the body is in; if something did, no
+                    // decode would start again): every caller still waiting is told, so none waits for ever.
+                    endCancelled(task, queue: &queue)
+                    return
+                }
                 // Every caller of the group had left (each was told at once): nothing to deliver. Callers of the
                 // group who joined after that are decoded for in the next round.
                 let gone = queue.removeDelivered(key)
@@ -139,9 +145,27 @@ extension ImageDownloader {
     }
 }
 
+extension ImageDownloader {
+    /// Tells every caller of `task` still waiting (queued in `queue` or joining late) that it was cancelled, and
+    /// finishes the task.
+    fileprivate func endCancelled(_ task: SessionDataTask, queue: inout ProcessingGroups) {
+        var waiting = queue.removeAll()
+        while true {
+            let late = task.state.withLock { $0.takeLateCallers(finishingIfNone: true) }
+            if late.isEmpty { break }
+            waiting += late
+        }
+        task.state.withLock { $0.endDecode(delivering: waiting.map(\.token)) }
+        forget(task)
+        for caller in waiting {
+            caller.waiter.resume(.failure(.requestError(reason: .taskCancelled(task: task, token: caller.token))))
+        }
+    }
+}
+
 /// The callers of one body, grouped by what they need done to it, in the order the groups first appeared. A group
 /// stays in the queue while it runs, so callers who join it meanwhile share its result.
-private struct ProcessingGroups {
+fileprivate struct ProcessingGroups {
     typealias Caller = SessionDataTask.StateMachine.Caller
     private var groups: [ProcessingKey: [Caller]] = [:]
     private var order: [ProcessingKey] = []
@@ -172,6 +196,15 @@ private struct ProcessingGroups {
     mutating func take(_ key: ProcessingKey) -> [Caller] {
         order.removeAll { $0 == key }
         return groups.removeValue(forKey: key) ?? []
+    }
+
+    /// Removes every group; returns their callers.
+    mutating func removeAll() -> [Caller] {
+        defer {
+            groups = [:]
+            order = []
+        }
+        return order.flatMap { groups[$0] ?? [] }
     }
 
     /// Removes the callers of `key`'s group who were delivered already (they left), and the group when none is

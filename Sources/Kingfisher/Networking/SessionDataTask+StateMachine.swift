@@ -138,10 +138,18 @@ extension SessionDataTask {
             return true
         }
 
-        /// Records the fetch task; `false` when the task finished meanwhile (cancel the fetch).
+        /// Records the fetch task; `false` when every waiter left before it was recorded (cancel the fetch). The
+        /// fetch may have run to its body already (on a busy machine it can finish before the thread that started
+        /// it records it): then it goes on processing, and is recorded for priority escalation only.
         mutating func attachFetch(_ fetch: Task<Void, Never>) -> Bool {
-            guard case .running = phase else { return false }
-            phase = .running(fetch)
+            switch phase {
+            case .running:
+                phase = .running(fetch)
+            case .processing:
+                break
+            case .queued, .finished:
+                return false
+            }
             driver = (fetch, priority)
             return true
         }

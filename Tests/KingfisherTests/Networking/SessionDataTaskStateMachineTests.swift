@@ -24,6 +24,25 @@ import Testing
         }
     }
 
+    @Test func aFetchThatReachedItsBodyBeforeItWasRecordedGoesOn() {
+        // On a busy machine the fetch task can run to its body before the thread that started it records it.
+        var machine = Machine()
+        _ = machine.add(waiter())!
+        let began = machine.begin()
+        #expect(began)
+        _ = machine.complete(acceptingLateCallers: true)
+        let fetch = Task<Void, Never> {}
+        let kept = machine.attachFetch(fetch)
+        #expect(kept, "a fetch in its processing must not be cancelled")
+        // Every waiter gone before the record: the fetch is cancelled.
+        var left = Machine()
+        let token = left.add(waiter())!
+        _ = left.begin()
+        _ = left.cancel(token: token)
+        let cancelled = !left.attachFetch(fetch)
+        #expect(cancelled)
+    }
+
     @Test func aCallerLeavingWhileTheBodyIsProcessedIsHandedBackAtOnce() {
         var machine = Machine()
         let a = machine.add(waiter())!
