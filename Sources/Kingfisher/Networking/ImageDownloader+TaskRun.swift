@@ -165,7 +165,7 @@ extension ImageDownloader {
 
 /// The callers of one body, grouped by what they need done to it, in the order the groups first appeared. A group
 /// stays in the queue while it runs, so callers who join it meanwhile share its result.
-fileprivate struct ProcessingGroups {
+private struct ProcessingGroups {
     typealias Caller = SessionDataTask.StateMachine.Caller
     private var groups: [ProcessingKey: [Caller]] = [:]
     private var order: [ProcessingKey] = []
