@@ -28,7 +28,9 @@ struct ImageDownloaderDeadlineTests {
             #expect(limit == 1)
             #expect(error?.errorCode == 2104)
             #expect(elapsed >= .milliseconds(900))
-            #expect(elapsed < .seconds(15))
+            // The error says the deadline ended it; this only checks that it ended before the body would have (on
+            // a loaded machine the 1 s deadline was once reported after 17.9 s).
+            #expect(elapsed < .seconds(30))
             let description = error?.description ?? ""
             #expect(description.contains(url.absoluteString))
             #expect(description.contains("maximumDownloadDuration"))
