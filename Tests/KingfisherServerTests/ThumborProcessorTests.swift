@@ -94,6 +94,17 @@ import Testing
         #expect(shrunk.kf.imageFrameCount == 2)
     }
 
+    @Test func aProportionalSideRoundsAHalfToEvenAsThumbor() throws {
+        // thumbor: round(8 × 27 / 48) = round(4.5) = 4 in Python (half to even); 13.5 → 14.
+        let portrait = ServerFixtures.png(width: 27, height: 48)
+        #expect(size(try process("0x8", portrait)) == [4, 8])
+        #expect(size(try process("fit-in/0x8", portrait)) == [4, 8])
+        // 9 × 8 / 16 = 4.5 exactly (the scale is 0.5): 4, where rounding half up gives 5; 11.5 → 12.
+        #expect(size(try process("0x8", ServerFixtures.png(width: 9, height: 16))) == [4, 8])
+        #expect(size(try process("0x8", ServerFixtures.png(width: 23, height: 16))) == [12, 8])
+        #expect(size(try process("9x0", portrait)) == [9, 16])
+    }
+
     @Test func fillPadsAFittedImageToTheBox() throws {
         let photo = ServerFixtures.jpeg(width: 200, height: 100)
         let filled = try process("fit-in/300x300/filters:fill(00ff00)", photo)

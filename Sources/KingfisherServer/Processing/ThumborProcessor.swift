@@ -165,9 +165,26 @@ public struct ThumborProcessor: ImageProcessor {
             return (w, h)
         }
         let scale = resizeScale(forWidth: width, height: height) ?? 1
+        // One side given: the other is worked out as thumbor does, from the sizes (not the scale), rounding a half
+        // to even as Python's round() (0x200 on 1080 x 1920 is 112 wide, not 113).
+        if scale != 1 {
+            switch box(forWidth: width, height: height) {
+            case (let w?, nil) where CGFloat(w) / CGFloat(width) == scale:
+                return (w, Self.proportional(w, height, width))
+            case (nil, let h?) where CGFloat(h) / CGFloat(height) == scale:
+                return (Self.proportional(h, width, height), h)
+            default:
+                break
+            }
+        }
         let resizedWidth = max(1, Int(min((CGFloat(width) * scale).rounded(), 1e9)))
         let resizedHeight = max(1, Int(min((CGFloat(height) * scale).rounded(), 1e9)))
         return (resizedWidth, resizedHeight)
+    }
+
+    /// `given × other / side`, a half rounded to even, at least 1.
+    private static func proportional(_ given: Int, _ other: Int, _ side: Int) -> Int {
+        max(1, Int(min((Double(given) * Double(other) / Double(side)).rounded(.toNearestOrEven), 1e9)))
     }
 
     private var alignment: CGPoint {
