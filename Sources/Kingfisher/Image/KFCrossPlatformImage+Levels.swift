@@ -46,22 +46,10 @@ extension KFCrossPlatformImage {
     ) throws(VipsError) -> KFCrossPlatformImage {
         try mappingFrames { frame throws(VipsError) in
             try Self.onColour(of: frame.srgb8()) { colour throws(VipsError) in
-                var size = 0
-                guard let memory = cvips_write_to_memory(colour.pointer, &size) else {
-                    throw VipsRuntime.takeError("write_to_memory")
-                }
-                defer { cvips_free(memory) }
-                var bytes = [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
+                var bytes = try colour.packedBytes()
                 body(&bytes, colour.bands)
-                let copied = bytes.withUnsafeBytes { buffer in
-                    cvips_new_from_memory_copy(
-                        buffer.baseAddress, buffer.count, Int32(colour.width), Int32(colour.height),
-                        Int32(colour.bands), Int32(VIPS_FORMAT_UCHAR.rawValue))
-                }
-                guard let copied else { throw VipsRuntime.takeError("new_from_memory_copy") }
-                return try VipsImageHandle(owning: copied).apply("copy") {
-                    cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
-                }
+                return try VipsImageHandle.packed(
+                    bytes, width: colour.width, height: colour.height, bands: colour.bands)
             }
         }
     }

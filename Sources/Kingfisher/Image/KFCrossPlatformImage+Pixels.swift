@@ -11,12 +11,7 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
             if frame.bands == 3 {
                 frame = try frame.apply("bandjoin_const") { cvips_add_opaque_alpha($0, $1) }
             }
-            var size = 0
-            guard let memory = cvips_write_to_memory(frame.pointer, &size) else {
-                throw VipsRuntime.takeError("write_to_memory")
-            }
-            defer { cvips_free(memory) }
-            return Array(UnsafeRawBufferPointer(start: memory, count: size))
+            return try frame.packedBytes()
         } catch {
             // Only an allocation failure can get here: the pixels are already in memory.
             return []
@@ -37,15 +32,8 @@ extension KFCrossPlatformImage {
         guard !rowOverflow, !overflow, expected == rgbaPixels.count else { throw invalid }
         do throws(VipsError) {
             try VipsRuntime.start()
-            let copied = rgbaPixels.withUnsafeBytes { bytes in
-                let format = Int32(VIPS_FORMAT_UCHAR.rawValue)
-                return cvips_new_from_memory_copy(
-                    bytes.baseAddress, bytes.count, Int32(width), Int32(height), 4, format)
-            }
-            guard let copied else { throw VipsRuntime.takeError("new_from_memory_copy") }
-            let raw = VipsImageHandle(owning: copied)
-            let tagged = try raw.apply("copy") { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
-            self.init(storage: tagged, scale: scale, animation: nil, animatedImageData: nil)
+            let image = try VipsImageHandle.packed(rgbaPixels, width: width, height: height, bands: 4)
+            self.init(storage: image, scale: scale, animation: nil, animatedImageData: nil)
         } catch {
             throw .processorError(reason: .imageEncodingFailed(format: .unknown, error: error))
         }

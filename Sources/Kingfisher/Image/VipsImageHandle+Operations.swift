@@ -80,3 +80,29 @@ extension VipsImageHandle {
         return try loaded.get()
     }
 }
+
+/// Packed 8-bit pixels in and out of libvips: the image's bands interleaved, row by row from the top left.
+extension VipsImageHandle {
+    /// Every pixel computed into one packed buffer (an 8-bit image: one byte a band).
+    func packedBytes() throws(VipsError) -> [UInt8] {
+        var size = 0
+        guard let memory = cvips_write_to_memory(pointer, &size) else {
+            throw VipsRuntime.takeError("write_to_memory")
+        }
+        defer { cvips_free(memory) }
+        return Array(UnsafeRawBufferPointer(start: memory, count: size))
+    }
+
+    /// An 8-bit sRGB image copied from `bytes`: `width` x `height` pixels of `bands` interleaved bands.
+    static func packed(_ bytes: [UInt8], width: Int, height: Int, bands: Int) throws(VipsError) -> VipsImageHandle {
+        let copied = bytes.withUnsafeBytes { buffer in
+            cvips_new_from_memory_copy(
+                buffer.baseAddress, buffer.count, Int32(width), Int32(height), Int32(bands),
+                Int32(VIPS_FORMAT_UCHAR.rawValue))
+        }
+        guard let copied else { throw VipsRuntime.takeError("new_from_memory_copy") }
+        return try VipsImageHandle(owning: copied).apply("copy") {
+            cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue))
+        }
+    }
+}
