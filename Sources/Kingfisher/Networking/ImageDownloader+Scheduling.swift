@@ -6,13 +6,20 @@ import KingfisherLocking
 #endif
 
 extension ImageDownloader {
-    /// The downloader's HTTP tasks: the ones callers can join, how many run, and the queue of the others.
+    /// The downloader's HTTP tasks: the ones callers can join, and which of them hold a connection slot or wait
+    /// for one.
     struct Scheduler {
+        /// The connection slots: the limiter's state, with the waiting tasks ordered by Kingfisher's
+        /// `downloadPriority` (the highest of their callers').
+        typealias Slots = Limiter.StateMachine<ObjectIdentifier, Float, SessionDataTask>
+
         /// Tasks callers can still join, by request.
         var tasks: [RequestKey: SessionDataTask] = [:]
-        var running = 0
-        /// Tasks waiting for a slot, by Kingfisher's `downloadPriority` (the highest of their callers').
-        var queue = PriorityQueue<Float, SessionDataTask>()
+        var slots: Slots
+
+        init(limit: Int) {
+            slots = Slots(limit: limit)
+        }
     }
 
     /// Attaches `caller` to the task for `request`, creating and queueing one if none can be joined.
@@ -22,11 +29,10 @@ extension ImageDownloader {
     ) {
         let key = RequestKey(request)
         let priority = caller.options.downloadPriority
-        let limit = configuration.maxConcurrentDownloads
         let joined = scheduler.withLock {
             scheduler -> (task: SessionDataTask, token: SessionDataTask.CancelToken, isNew: Bool, startNow: Bool) in
             if let existing = scheduler.tasks[key], let token = existing.state.withLock({ $0.add(caller) }) {
-                scheduler.queue.raise(to: priority) { $0 === existing }
+                scheduler.slots.raise(ObjectIdentifier(existing), to: priority)
                 metrics.countCoalescedWaiter()
                 return (existing, token, false, false)
             }
@@ -37,11 +43,10 @@ extension ImageDownloader {
             let token = task.state.withLock { $0.add(caller) } ?? 0
             scheduler.tasks[key] = task
             defer { recordDepths(of: scheduler) }
-            if scheduler.running < limit {
-                scheduler.running += 1
+            let action = scheduler.slots.acquire(ObjectIdentifier(task), priority: priority, waiter: task)
+            if case .run = action {
                 return (task, token, true, true)
             }
-            scheduler.queue.append(task, priority: priority)
             return (task, token, true, false)
         }
         // A shared download (and the decodes it runs) takes the highest task priority of its callers.
@@ -54,14 +59,14 @@ extension ImageDownloader {
     /// Records the queue's depth and the running downloads, under the scheduler's lock so that a backend's last
     /// value is the current one.
     private func recordDepths(of scheduler: Scheduler) {
-        metrics.recordDepths(queued: scheduler.queue.count, running: scheduler.running)
+        metrics.recordDepths(queued: scheduler.slots.waitingCount, running: scheduler.slots.holdingCount)
     }
 
     /// Starts fetching `task`, which holds a download slot.
     func launch(_ task: SessionDataTask) {
         guard task.state.withLock({ $0.begin() }) else {
             // Every caller left between taking the slot and starting.
-            taskEnded(task, heldSlot: true)
+            taskEnded(task)
             return
         }
         let priority = task.state.withLock { $0.priority }
@@ -80,31 +85,25 @@ extension ImageDownloader {
         }
     }
 
-    /// Forgets `task`, frees its slot if it held one, and starts queued tasks that now fit.
-    func taskEnded(_ task: SessionDataTask, heldSlot: Bool) {
-        let limit = configuration.maxConcurrentDownloads
-        let next = scheduler.withLock { scheduler -> [SessionDataTask] in
+    /// Forgets `task`, frees the slot it held, and starts the queued task that takes it.
+    func taskEnded(_ task: SessionDataTask) {
+        let next = scheduler.withLock { scheduler -> SessionDataTask? in
             if scheduler.tasks[task.key] === task {
                 scheduler.tasks[task.key] = nil
             }
-            if heldSlot {
-                scheduler.running -= 1
+            defer { recordDepths(of: scheduler) }
+            guard case .resume(let queued) = scheduler.slots.release(ObjectIdentifier(task)) else {
+                return nil
             }
-            var next: [SessionDataTask] = []
-            while scheduler.running < limit, let queued = scheduler.queue.popNext() {
-                scheduler.running += 1
-                next.append(queued)
-            }
-            recordDepths(of: scheduler)
-            return next
+            return queued
         }
-        for queued in next { launch(queued) }
+        if let next { launch(next) }
     }
 
     /// Every caller of a queued task cancelled: drop it from the queue and report the end of the download.
     func sessionTaskCancelledWhileQueued(_ task: SessionDataTask) {
         scheduler.withLock { scheduler in
-            scheduler.queue.removeAll { $0 === task }
+            _ = scheduler.slots.withdraw(ObjectIdentifier(task))
             if scheduler.tasks[task.key] === task {
                 scheduler.tasks[task.key] = nil
             }

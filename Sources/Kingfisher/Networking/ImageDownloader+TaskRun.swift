@@ -23,7 +23,7 @@ extension ImageDownloader {
         report(task, fetched: fetched, response: response, callers: callers, elapsed: ContinuousClock.now - started)
         defer {
             forget(task)
-            taskEnded(task, heldSlot: true)
+            taskEnded(task)
         }
         // The delegate's data modifier runs before the did-finish call, so that call carries its failure.
         let outcome =

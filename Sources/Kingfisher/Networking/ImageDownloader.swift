@@ -42,7 +42,7 @@ open class ImageDownloader: @unchecked Sendable {
     let pinnedClients: PinnedClients
     /// The downloader's metrics, made with the metrics factory current when it is created.
     let metrics: DownloaderMetrics
-    let scheduler = Locked(Scheduler())
+    let scheduler: Locked<Scheduler>
     /// Where the images of the downloader's own callers are decoded and processed (a manager's retrievals bring
     /// the manager's stage): threads of the downloader's own, started on first use.
     let decoder: DecodeStage
@@ -67,6 +67,7 @@ open class ImageDownloader: @unchecked Sendable {
         precondition(!name.isEmpty, "[Kingfisher] An ImageDownloader needs a non-empty name.")
         self.name = name
         self.configuration = configuration
+        scheduler = Locked(Scheduler(limit: configuration.maxConcurrentDownloads))
         self.metrics = DownloaderMetrics(downloaderName: name)
         self.decoder = DecodeStage(threads: configuration.engine.decodeConcurrency)
         var clientConfiguration = configuration.httpClient

@@ -13,7 +13,7 @@ package final class Limiter: Sendable {
     private typealias Waiter = CheckedContinuation<Void, any Error>
 
     private struct State {
-        var machine: StateMachine<Waiter>
+        var machine: StateMachine<Int, UInt8, Waiter>
         var nextID = 0
     }
 
@@ -137,7 +137,7 @@ package final class Limiter: Sendable {
         run(action, for: nil)
     }
 
-    private func run(_ action: StateMachine<Waiter>.Action, for caller: Waiter?) {
+    private func run(_ action: StateMachine<Int, UInt8, Waiter>.Action, for caller: Waiter?) {
         switch action {
         case .none: break
         case .run: caller?.resume()

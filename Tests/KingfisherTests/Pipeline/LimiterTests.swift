@@ -5,10 +5,10 @@ import Testing
 
 @Suite("Limiter: at most N at once, by priority, cancelled waiters leave")
 struct LimiterStateMachineTests {
-    private typealias Machine = Limiter.StateMachine<String>
+    private typealias Machine = Limiter.StateMachine<Int, UInt8, String>
 
     /// The action as text: `none`, `run`, `resume NAME` or `cancel NAME`.
-    private func text(_ action: Machine.Action) -> String {
+    private func text<ID, Priority>(_ action: Limiter.StateMachine<ID, Priority, String>.Action) -> String {
         switch action {
         case .none: "none"
         case .run: "run"
@@ -117,6 +117,27 @@ struct LimiterStateMachineTests {
         #expect(text(machine.acquire(0, priority: 17, waiter: "holder")) == "run")
         #expect(text(machine.acquire(1, priority: 17, waiter: "waiting")) == "none")
         #expect(text(machine.release(5)) == "none")
+        #expect(machine.holdingCount == 1 && machine.waitingCount == 1)
+    }
+
+    @Test("a withdrawn waiter leaves the queue and nothing remembers it (the downloader's queued tasks)")
+    func withdrawnWaitersAreForgotten() {
+        // The downloader's shape: identities of objects, Kingfisher's Float download priorities.
+        final class Download {}
+        var machine = Limiter.StateMachine<ObjectIdentifier, Float, String>(limit: 1)
+        let downloads = (holder: Download(), first: Download(), urgent: Download())
+        let holder = ObjectIdentifier(downloads.holder)
+        let first = ObjectIdentifier(downloads.first)
+        let urgent = ObjectIdentifier(downloads.urgent)
+        #expect(text(machine.acquire(holder, priority: 0.5, waiter: "holder")) == "run")
+        #expect(text(machine.acquire(first, priority: 0.5, waiter: "first")) == "none")
+        #expect(text(machine.acquire(urgent, priority: 0.75, waiter: "urgent")) == "none")
+        #expect(machine.withdraw(urgent) == "urgent")
+        #expect(machine.withdraw(urgent) == nil)
+        #expect(machine.waitingPriorities == [0.5])
+        // Unlike a cancelled id, a withdrawn one that asks again is queued, not refused.
+        #expect(text(machine.acquire(urgent, priority: 1, waiter: "urgent again")) == "none")
+        #expect(text(machine.release(holder)) == "resume urgent again")
         #expect(machine.holdingCount == 1 && machine.waitingCount == 1)
     }
 }
