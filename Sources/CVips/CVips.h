@@ -319,6 +319,10 @@ static inline int cvips_add(VipsImage *left, VipsImage *right, VipsImage **out) 
 static inline int cvips_bandjoin2(VipsImage *first, VipsImage *second, VipsImage **out) {
     return vips_bandjoin2(first, second, out, NULL);
 }
+/// `sub` written over `main` with its top-left corner at `x`, `y` (pixels replaced, alpha too; clipped to `main`).
+static inline int cvips_insert(VipsImage *main, VipsImage *sub, VipsImage **out, int x, int y) {
+    return vips_insert(main, sub, out, x, y, NULL);
+}
 static inline int cvips_composite2(VipsImage *base, VipsImage *overlay, VipsImage **out, int mode) {
     return vips_composite2(base, overlay, out, (VipsBlendMode)mode, NULL);
 }

@@ -128,9 +128,21 @@ extension KFCrossPlatformImage {
     {
         let canvasWidth = max(width, pixelWidth)
         let canvasHeight = max(height, pixelHeight)
-        guard canvasWidth > pixelWidth || canvasHeight > pixelHeight else { return self }
         let left = Int((min(max(anchor.x, 0), 1) * CGFloat(canvasWidth - pixelWidth)).rounded())
         let top = Int((min(max(anchor.y, 0), 1) * CGFloat(canvasHeight - pixelHeight)).rounded())
+        return try padding(toPixelWidth: width, height: height, color: color, left: left, top: top)
+    }
+
+    /// The image on a `width` x `height` pixel canvas of `color` (at least the image's size), its top-left corner
+    /// at `left`, `top` (kept inside the canvas); every frame. Transparent pixels of the image stay transparent.
+    package func padding(toPixelWidth width: Int, height: Int, color: KFCrossPlatformColor, left: Int, top: Int)
+        throws(VipsError) -> KFCrossPlatformImage
+    {
+        let canvasWidth = max(width, pixelWidth)
+        let canvasHeight = max(height, pixelHeight)
+        guard canvasWidth > pixelWidth || canvasHeight > pixelHeight else { return self }
+        let x = min(max(left, 0), canvasWidth - pixelWidth)
+        let y = min(max(top, 0), canvasHeight - pixelHeight)
         let rgba = color.rgba8.map(Double.init)
         let opaque = rgba[3] >= 255
         return try mappingFrames { frame throws(VipsError) in
@@ -139,7 +151,7 @@ extension KFCrossPlatformImage {
             let background = source.bands >= 4 ? rgba : Array(rgba.prefix(3))
             return try source.apply("embed") {
                 cvips_embed(
-                    $0, $1, Int32(left), Int32(top), Int32(canvasWidth), Int32(canvasHeight), background,
+                    $0, $1, Int32(x), Int32(y), Int32(canvasWidth), Int32(canvasHeight), background,
                     Int32(background.count))
             }
         }

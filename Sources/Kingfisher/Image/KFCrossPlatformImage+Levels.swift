@@ -22,6 +22,18 @@ extension KFCrossPlatformImage {
         try mappingColourBytes { bytes, channels in Self.equalise(&bytes, channels: channels) }
     }
 
+    /// Each colour channel's level `v` becomes `tables[channel][v]` (red, green, blue: 256 levels each).
+    package func mappingColourLevels(_ tables: [[UInt8]]) throws(VipsError) -> KFCrossPlatformImage {
+        precondition(tables.count == 3 && tables.allSatisfy { $0.count == 256 }, "256 levels per colour channel")
+        return try mappingColourBytes { bytes, channels in
+            for start in stride(from: 0, to: bytes.count - channels + 1, by: channels) {
+                for channel in 0..<min(3, channels) {
+                    bytes[start + channel] = tables[channel][Int(bytes[start + channel])]
+                }
+            }
+        }
+    }
+
     /// The saturation scaled by `factor` around each pixel's perceived brightness
     /// `p = √(0.299 r² + 0.587 g² + 0.114 b²)`: each channel becomes `p + (c − p) × factor`, truncated and
     /// clamped (0 gives grey, 1 leaves the image as it is).

@@ -50,6 +50,13 @@ enum ThumborEffects {
             // thumbor sharpens with wavelets, boosting the detail near `radius` by up to `amount`; an unsharp
             // mask of that strength, over a blur of that radius, is the nearest single operation.
             return try image.sharpening(amount: amount, sigma: max(0.5, radius))
+        case .curve(let all, let red, let green, let blue):
+            // thumbor: a level goes through its channel's curve, then through the curve of all channels.
+            let overall = ThumborCurve.table(through: all)
+            let tables = [red, green, blue].map { points in
+                ThumborCurve.table(through: points).map { overall[Int($0)] }
+            }
+            return try image.mappingColourLevels(tables)
         case .blur, .roundCorners, .grayscale, .rotate, .fill:
             preconditionFailure("\(effect) is applied by ThumborProcessor")
         }

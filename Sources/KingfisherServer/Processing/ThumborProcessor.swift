@@ -247,35 +247,56 @@ public struct ThumborProcessor: ImageProcessor {
     ) -> KFCrossPlatformImage? {
         let processor: any ImageProcessor
         switch effect {
-        case .fill(let fill):
-            // The image on a canvas of the size asked for, at the alignment; nothing to do without both sides.
-            guard let w = box.width, let h = box.height else { return image }
-            let canvas = (max(w, image.pixelWidth), max(h, image.pixelHeight))
-            if canvas.0 * canvas.1 > maximumResultPixels {
-                return ProcessingFailure.fail(
-                    with: .processorError(
-                        reason: .pixelLimitExceeded(width: canvas.0, height: canvas.1, limit: maximumResultPixels)))
-            }
-            let colour: KFCrossPlatformColor =
-                switch fill {
-                case .color(let colour): colour
-                case .transparent: .clear
-                }
-            return ProcessingFailure.catching { () throws(VipsError) in
-                try image.padding(toPixelWidth: w, height: h, color: colour, anchorOn: alignment)
-            }
+        case .fill(let fill, let fillsTransparency):
+            return filling(image, with: fill, fillsTransparency: fillsTransparency, box: box)
         case .blur(let sigma): processor = BlurImageProcessor(blurRadius: sigma)
         case .roundCorners(let radius, let fill):
             processor = RoundCornerImageProcessor(cornerRadius: radius, backgroundColor: fill)
         case .grayscale: processor = ColorControlsProcessor(brightness: 0, contrast: 1, saturation: 0, inputEV: 0)
         case .brightness, .contrast, .saturation, .rgb, .colorize, .equalize, .noise, .proportion, .backgroundColor,
-            .convolution, .sharpen:
+            .convolution, .sharpen, .curve:
             return ProcessingFailure.catching { () throws(VipsError) in try ThumborEffects.apply(effect, to: image) }
         case .rotate(let quarterTurns):
             return ProcessingFailure.catching { () throws(VipsError) in try image.rotating(quarterTurns: -quarterTurns)
             }
         }
         return processor.process(item: .image(image), options: options)
+    }
+
+    /// `fill`: the image centred (thumbor's rule, whatever the alignment) on a canvas of the size asked for (a side
+    /// not given keeps the image's), painted with a colour, the image's mean colour or a blurred copy of the image.
+    private func filling(
+        _ image: KFCrossPlatformImage, with fill: ThumborFilters.Fill, fillsTransparency: Bool,
+        box: (width: Int?, height: Int?)
+    ) -> KFCrossPlatformImage? {
+        let canvas = (max(box.width ?? 0, image.pixelWidth), max(box.height ?? 0, image.pixelHeight))
+        if canvas.0 * canvas.1 > maximumResultPixels {
+            return ProcessingFailure.fail(
+                with: .processorError(
+                    reason: .pixelLimitExceeded(width: canvas.0, height: canvas.1, limit: maximumResultPixels)))
+        }
+        let left = (canvas.0 - image.pixelWidth) / 2
+        let top = (canvas.1 - image.pixelHeight) / 2
+        return ProcessingFailure.catching { () throws(VipsError) in
+            let colour: KFCrossPlatformColor
+            switch fill {
+            case .blur:
+                // thumbor blurs with a Gaussian of σ 50 cut off at 50 pixels, before stretching it to the canvas.
+                return try image.placedOnBlurredCopy(
+                    width: canvas.0, height: canvas.1, left: left, top: top, sigma: 50, radius: 50,
+                    mergingTransparency: fillsTransparency)
+            case .transparent:
+                colour = .clear
+            case .color(let chosen):
+                colour = chosen
+            case .auto:
+                let mean = try image.meanColour()
+                colour = KFCrossPlatformColor(
+                    red: CGFloat(mean.red) / 255, green: CGFloat(mean.green) / 255, blue: CGFloat(mean.blue) / 255)
+            }
+            let shown = fillsTransparency && colour.rgba8[3] == 255 ? try image.flattening(onto: colour) : image
+            return try shown.padding(toPixelWidth: canvas.0, height: canvas.1, color: colour, left: left, top: top)
+        }
     }
 
     // MARK: - Identifier

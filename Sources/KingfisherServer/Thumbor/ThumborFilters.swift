@@ -55,14 +55,33 @@ public struct ThumborFilters: Sendable, Hashable {
         case saturation(Double)
         /// `rotate(degrees)`: anticlockwise, in quarter turns.
         case rotate(quarterTurns: Int)
-        /// `fill(colour)`: the image on a canvas of the size asked for (it is smaller after `fit-in`).
-        case fill(Fill)
+        /// `fill(colour[,fill_transparent])`: the image, centred, on a canvas of the size asked for (it is smaller
+        /// after `fit-in`); with `fill_transparent`, its transparent pixels show the fill too.
+        case fill(Fill, fillsTransparency: Bool)
+        /// `curve(all,red,green,blue)`: tone curves, each a list of `(x,y)` points: a channel's level goes through
+        /// its own curve, then through the curve of all channels.
+        case curve(all: [CurvePoint], red: [CurvePoint], green: [CurvePoint], blue: [CurvePoint])
     }
 
     /// What `fill(...)` paints around an image (fitted in, say) to make it exactly the size asked for.
     public enum Fill: Sendable, Hashable {
         case color(KFCrossPlatformColor)
         case transparent
+        /// `fill(auto)`: the image's mean colour.
+        case auto
+        /// `fill(blur)`: the image itself, blurred and stretched to the canvas.
+        case blur
+    }
+
+    /// A point of a `curve(...)`: level `x` (0...255) maps to level `y` (0...255).
+    public struct CurvePoint: Sendable, Hashable {
+        public let x: Int
+        public let y: Int
+
+        public init(x: Int, y: Int) {
+            self.x = x
+            self.y = y
+        }
     }
 
     /// `quality(0...100)`, for lossy formats.
@@ -206,7 +225,19 @@ public struct ThumborFilters: Sendable, Hashable {
             effects.append(.rotate(quarterTurns: degrees / 90))
         case "fill":
             try reader.expectCount(1...2)
-            effects.append(.fill(try Self.fill(named: filter.arguments[0], reader: reader)))
+            let name = filter.arguments[0].lowercased()
+            let fill: Fill =
+                switch name {
+                case "auto": .auto
+                case "blur": .blur
+                default: try Self.fill(named: filter.arguments[0], reader: reader)
+                }
+            let fillsTransparency = filter.arguments.count > 1 ? try reader.boolean(1) : false
+            effects.append(.fill(fill, fillsTransparency: fillsTransparency))
+        case "curve":
+            try reader.expectCount(4...4)
+            let curves = try (0..<4).map { index throws(ThumborURLError) in try reader.curve(index) }
+            effects.append(.curve(all: curves[0], red: curves[1], green: curves[2], blue: curves[3]))
         case "upscale":
             try reader.expectCount(0...0)
             upscale = true
@@ -237,7 +268,7 @@ public struct ThumborFilters: Sendable, Hashable {
             return .color(colour)
         }
         throw reader.bad(
-            "\"\(name)\" is not a colour name, a hex colour or transparent (auto and blur are not supported)")
+            "\"\(name)\" is not a colour name, a hex colour, transparent, auto or blur")
     }
 }
 
@@ -276,6 +307,26 @@ private struct ArgumentReader {
         case "false", "0": return false
         default: throw bad("\"\(text)\" is not true or false")
         }
+    }
+
+    /// A curve as thumbor writes it, `[(x,y),(x,y),...]`: at least one point, levels 0...255, `x` increasing.
+    func curve(_ index: Int) throws(ThumborURLError) -> [ThumborFilters.CurvePoint] {
+        let text = filter.arguments[index].filter { !$0.isWhitespace }
+        let wrong = bad(
+            "\"\(text.prefix(80))\" is not a curve: [(x,y),...], at least one point, levels 0 to 255, x increasing")
+        guard text.hasPrefix("[("), text.hasSuffix(")]") || text.hasSuffix("),]") else { throw wrong }
+        var points: [ThumborFilters.CurvePoint] = []
+        for piece in text.dropFirst(2).dropLast(text.hasSuffix("),]") ? 3 : 2).split(
+            separator: "),(", omittingEmptySubsequences: false)
+        {
+            let levels = piece.split(separator: ",", omittingEmptySubsequences: false)
+            guard levels.count == 2, levels.allSatisfy({ $0.allSatisfy(\.isASCII) }),
+                let x = Int(levels[0]), let y = Int(levels[1]), (0...255).contains(x), (0...255).contains(y),
+                x > points.last?.x ?? -1
+            else { throw wrong }
+            points.append(ThumborFilters.CurvePoint(x: x, y: y))
+        }
+        return points
     }
 
     func number(_ index: Int, in range: ClosedRange<Double>) throws(ThumborURLError) -> Double {

@@ -56,7 +56,7 @@ public struct ThumborURL: Sendable, Hashable {
     public enum HorizontalAlignment: String, Sendable, Hashable { case left, center, right }
     public enum VerticalAlignment: String, Sendable, Hashable { case top, middle, bottom }
 
-    /// A filter, `name(arguments)`, arguments as written (split at top-level commas).
+    /// A filter, `name(arguments)`, arguments as written (split at commas outside parentheses and brackets).
     public struct Filter: Sendable, Hashable {
         public var name: String
         public var arguments: [String]
@@ -224,8 +224,8 @@ public struct ThumborURL: Sendable, Hashable {
         var current = ""
         for character in text {
             switch character {
-            case "(": depth += 1
-            case ")": depth -= 1
+            case "(", "[": depth += 1
+            case ")", "]": depth -= 1
             case "," where depth == 0:
                 arguments.append(current)
                 current = ""
