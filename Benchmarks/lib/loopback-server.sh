@@ -38,7 +38,9 @@ EOF
     fi
     SERVER_PID=$!
     local first
-    first=$(ls "$dir" | head -1)
+    # sed reads to the end: `head -1` would close the pipe early, and under pipefail ls's SIGPIPE ended the
+    # calling script now and then (a large directory), leaving the server running.
+    first=$(ls "$dir" | sed -n 1p)
     for _ in $(seq 100); do
         "$py" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/$first').read()" 2>/dev/null \
             && return 0
