@@ -59,7 +59,7 @@ public final class ImageCache: Sendable {
         get { engineConfiguration.withLock { $0 } }
         set {
             engineConfiguration.withLock { $0 = newValue }
-            decoder.lane.threads = newValue.decodeConcurrency
+            decoder.threads = newValue.decodeConcurrency
         }
     }
 

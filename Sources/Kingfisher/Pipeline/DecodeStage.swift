@@ -18,8 +18,38 @@ final class DecodeStage: Sendable {
     /// preview never takes a thread from the final decodes.
     let previews = StartedOnUse(threads: ProcessInfo.processInfo.activeProcessorCount / 2)
 
+    /// Bytes read from a disk for a decode of this stage (a cached original to process again): at most
+    /// ``readAheadPerThread`` per thread are read and waiting for, or in, their decode; the other readers wait
+    /// before reading, so a burst of lookups faster than the decodes never piles whole files up in memory.
+    private let readAhead: Limiter
+    /// How many bodies per decode thread may be read ahead of their decode.
+    static let readAheadPerThread = 2
+
     init(threads: Int) {
         lane = DecodeLane(threads: threads)
+        readAhead = Limiter(limit: threads * Self.readAheadPerThread)
+    }
+
+    /// How many decodes run at once (the lane's threads): changing it takes effect for the work that waits and
+    /// the work to come.
+    var threads: Int {
+        get { lane.threads }
+        set {
+            lane.threads = newValue
+            readAhead.limit = newValue * Self.readAheadPerThread
+        }
+    }
+
+    /// Readers waiting to read, and reading or decoding, now.
+    var readAheadWaitingCount: Int { readAhead.waitingCount }
+    var readAheadHoldingCount: Int { readAhead.holdingCount }
+
+    /// Runs `body`, which reads bytes and decodes them on this stage, once fewer than the read-ahead bound do;
+    /// `nil` when the calling task is cancelled while it waits (`body` never runs).
+    func readingAhead<T: Sendable>(_ body: () async -> T?) async -> T? {
+        guard let permit = try? await readAhead.acquire() else { return nil }
+        defer { permit.release() }
+        return await body()
     }
 
     /// Runs `body`, which decodes `data`, on `queue` when the options name a dispatch queue, otherwise on the

@@ -38,6 +38,6 @@ final class ImagePipeline: Sendable {
             body(&configuration)
             return configuration.engine.decodeConcurrency
         }
-        decoder.lane.threads = threads
+        decoder.threads = threads
     }
 }

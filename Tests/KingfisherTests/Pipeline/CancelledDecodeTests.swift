@@ -151,3 +151,55 @@ extension Result where Failure == any Error {
         return error as? KingfisherError
     }
 }
+
+/// Originals processed again from the disk are read only a little ahead of their decodes: a burst of retrievals
+/// faster than the decodes (a gallery scrolled fast) waits before reading, so whole files never pile up in memory,
+/// and a retrieval that leaves meanwhile never reads.
+@Suite(.timeLimit(.minutes(2)))
+struct OriginalReadAheadTests {
+    @Test func originalsAreReadAtMostTwoPerDecodeThreadAheadOfTheirDecodes() async throws {
+        try await withTemporaryDirectory { directory in
+            let cache = try makeCache(in: directory)
+            let keys = (0..<6).map { "photo-\($0)" }
+            for key in keys {
+                try await cache.storeToDisk(Fixtures.png(width: 32, height: 24), forKey: key)
+            }
+            let manager = KingfisherManager(downloader: ImageDownloader(name: "read-ahead"), cache: cache)
+            var oneThread = manager.engine
+            oneThread.decodeConcurrency = 1
+            manager.engine = oneThread
+            let stage = manager.pipeline.decoder
+            // Given the only decode thread busy
+            let blocker = await LaneBlocker(lane: stage.lane, threads: 1)
+            // When six retrievals need their originals processed (a processor the disk has no entry for)
+            let runs = Locked(0)
+            let processor = RunCounter(runs: runs)
+            let retrievals = keys.map { key in
+                Task {
+                    try await manager.retrieveImage(
+                        with: KF.ImageResource(downloadURL: URL(string: "http://127.0.0.1:9/\(key).png")!, cacheKey: key),
+                        options: [.processor(processor)])
+                }
+            }
+            // Then two are read and wait for the thread; four wait before reading
+            #expect(
+                await eventually(timeout: 40) {
+                    stage.lane.waitingCount == 2 && stage.readAheadWaitingCount == 4
+                })
+            #expect(stage.readAheadHoldingCount == 2)
+            // and one that leaves while it waits (to read, or for the thread) is never decoded
+            let leaving = retrievals[5]
+            leaving.cancel()
+            let left = await leaving.result
+            #expect(left.error?.isTaskCancelled == true, "\(left)")
+            #expect(await eventually(timeout: 40) { stage.readAheadWaitingCount == 3 })
+            blocker.release()
+            for retrieval in retrievals.prefix(5) {
+                let image = try await retrieval.value.image
+                #expect(image.pixelWidth == 32)
+            }
+            #expect(runs.withLock { $0 } == 5)
+            #expect(stage.readAheadHoldingCount == 0 && stage.readAheadWaitingCount == 0)
+        }
+    }
+}

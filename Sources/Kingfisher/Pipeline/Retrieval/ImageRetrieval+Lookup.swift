@@ -145,23 +145,27 @@ extension ImageRetrieval {
         let lookupOptions = originalOptions
         let inMemory = originalCache.retrieveImageInMemoryCache(forKey: key, options: lookupOptions)
         if inMemory == nil, lookupOptions.cacheSerializer is any DefaultDecodingCacheSerializer {
-            guard !isCancelled,
-                case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
-            else { return nil }
-            guard !isCancelled else { return nil }
-            // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
-            guard
-                let outcome = await decoder.runUnlessCancelled(
-                    on: options.processingQueue, decoding: data, engine: engine,
-                    { metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) } })
-            else { return nil }
-            if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) = outcome,
-                processor.reason.meansNotAnImage
-            {
-                await originalCache.removeUndecodable(forKey: key, bytes: data.count, options: lookupOptions)
-                return nil
+            // Read only when the decode is near (a gallery scrolling fast asks for many more than decode), and
+            // not at all when cancelled while waiting for that.
+            return await decoder.readingAhead { () async -> Result<KFCrossPlatformImage, KingfisherError>? in
+                guard !isCancelled,
+                    case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
+                else { return nil }
+                guard !isCancelled else { return nil }
+                // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
+                guard
+                    let outcome = await decoder.runUnlessCancelled(
+                        on: options.processingQueue, decoding: data, engine: engine,
+                        { metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) } })
+                else { return nil }
+                if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) =
+                    outcome, processor.reason.meansNotAnImage
+                {
+                    await originalCache.removeUndecodable(forKey: key, bytes: data.count, options: lookupOptions)
+                    return nil
+                }
+                return outcome
             }
-            return outcome
         }
         guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !isCancelled else {
             return nil
