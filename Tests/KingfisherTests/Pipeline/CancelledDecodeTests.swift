@@ -175,11 +175,9 @@ struct OriginalReadAheadTests {
             let runs = Locked(0)
             let processor = RunCounter(runs: runs)
             let retrievals = keys.map { key in
-                Task {
-                    try await manager.retrieveImage(
-                        with: KF.ImageResource(downloadURL: URL(string: "http://127.0.0.1:9/\(key).png")!, cacheKey: key),
-                        options: [.processor(processor)])
-                }
+                let resource = KF.ImageResource(
+                    downloadURL: URL(string: "http://127.0.0.1:9/\(key).png")!, cacheKey: key)
+                return Task { try await manager.retrieveImage(with: resource, options: [.processor(processor)]) }
             }
             // Then two are read and wait for the thread; four wait before reading
             #expect(
