@@ -122,6 +122,21 @@ import Testing
         }
     }
 
+    @Test func formatHeifWritesHEIFWhereLibheifCanAndIsRefusedWhereItCannot() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let heif = try await harness.request(harness.unsafe("200x100/filters:format(heif)", "/a.jpg"))
+            if ImageEngine.canEncode(.HEIF) {
+                #expect(heif.status == 200 && heif.header("Content-Type") == "image/heif")
+                #expect(ImageFormat(sniffing: heif.body) == .HEIF)
+                let decoded = try #require(KFCrossPlatformImage(data: heif.body))
+                #expect(decoded.pixelWidth == 200 && decoded.pixelHeight == 100)
+            } else {
+                #expect(heif.status == 400)
+            }
+        }
+    }
+
     @Test func staleResultsAreRevalidatedWithTheOrigin() async throws {
         try await withHarness { harness in
             let conditional = Locked(0)

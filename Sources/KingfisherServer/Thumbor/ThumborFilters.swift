@@ -6,7 +6,7 @@ public import Kingfisher
 public struct ThumborFilters: Sendable, Hashable {
     /// An output format `format(...)` can ask for.
     public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
-        case jpeg, png, gif, webp, avif
+        case jpeg, png, gif, webp, avif, heif
 
         public var imageFormat: ImageFormat {
             switch self {
@@ -15,6 +15,7 @@ public struct ThumborFilters: Sendable, Hashable {
             case .gif: .GIF
             case .webp: .WebP
             case .avif: .AVIF
+            case .heif: .HEIF
             }
         }
     }
@@ -123,7 +124,7 @@ public struct ThumborFilters: Sendable, Hashable {
             try reader.expectCount(1...1)
             let name = filter.arguments[0].lowercased()
             guard let format = OutputFormat(rawValue: name == "jpg" ? "jpeg" : name) else {
-                throw reader.bad("\"\(filter.arguments[0])\" is not one of jpeg, png, gif, webp, avif")
+                throw reader.bad("\"\(filter.arguments[0])\" is not one of jpeg, png, gif, webp, avif, heif")
             }
             self.format = format
         case "blur":
