@@ -11,9 +11,7 @@ package enum ProcessingFailure {
     private static let key = "com.onevcat.Kingfisher.ProcessingFailure"
 
     /// Runs `body`, noting a time-limit error it throws; other errors give `nil` as before.
-    package static func catching(
-        _ body: () throws(VipsError) -> KFCrossPlatformImage?
-    ) -> KFCrossPlatformImage? {
+    package static func catching<Value>(_ body: () throws(VipsError) -> Value?) -> Value? {
         do {
             return try body()
         } catch {

@@ -45,9 +45,8 @@ public struct ThumborProcessor: ImageProcessor {
         }
         guard let decoded else { return nil }
         // Trim and manual crop, on the full image (neither shrinks on load).
-        guard
-            let cut = ProcessingFailure.catching({ () throws(VipsError) in try self.cutting(decoded.image) })
-        else { return nil }
+        let cutting = { () throws(VipsError) in try self.cutting(decoded.image) }
+        guard let (cut, cutOrigin) = ProcessingFailure.catching(cutting) else { return nil }
         let reference = decoded.sourceSize ?? (cut.pixelWidth, cut.pixelHeight)
         let box = box(forWidth: reference.0, height: reference.1)
         let size = resultSize(forWidth: reference.0, height: reference.1)
@@ -56,9 +55,11 @@ public struct ThumborProcessor: ImageProcessor {
                 with: .processorError(
                     reason: .pixelLimitExceeded(width: size.width, height: size.height, limit: maximumResultPixels)))
         }
+        let focus = focalCentre(
+            cut: (cutOrigin.x, cutOrigin.y, cut.pixelWidth, cut.pixelHeight), reference: reference, resizedTo: size)
         guard
             var image = ProcessingFailure.catching({ () throws(VipsError) in
-                try self.shaping(cut, resizedTo: size, box: box)
+                try self.shaping(cut, resizedTo: size, box: box, focus: focus)
             })
         else { return nil }
         for effect in filters.effects {
@@ -205,7 +206,9 @@ public struct ThumborProcessor: ImageProcessor {
 
     /// Trim, then the manual crop, whose coordinates are the source's (thumbor moves them by what the trim cut
     /// away): the part of the crop rectangle inside the trimmed image. A crop with nothing inside is ignored.
-    private func cutting(_ source: KFCrossPlatformImage) throws(VipsError) -> KFCrossPlatformImage {
+    private func cutting(
+        _ source: KFCrossPlatformImage
+    ) throws(VipsError) -> (KFCrossPlatformImage, origin: (x: Int, y: Int)) {
         var left = 0
         var top = 0
         var right = source.pixelWidth
@@ -220,13 +223,34 @@ public struct ThumborProcessor: ImageProcessor {
             let clipped = (max(left, crop.left), max(top, crop.top), min(right, crop.right), min(bottom, crop.bottom))
             if clipped.0 < clipped.2, clipped.1 < clipped.3 { (left, top, right, bottom) = clipped }
         }
-        guard left > 0 || top > 0 || right < source.pixelWidth || bottom < source.pixelHeight else { return source }
-        return try source.croppingPixels(x: left, y: top, width: right - left, height: bottom - top)
+        guard left > 0 || top > 0 || right < source.pixelWidth || bottom < source.pixelHeight else {
+            return (source, (0, 0))
+        }
+        return (try source.croppingPixels(x: left, y: top, width: right - left, height: bottom - top), (left, top))
     }
 
-    /// Resize to `size`, the crop of the `crop` mode (at the alignment, or smart), and the flips.
+    /// thumbor's centre of the focal regions that lie in the cut (`x`, `y`, `width`, `height` in the source's
+    /// pixels), each weighing its area, rounded down; in the resized image's pixels. `nil` without regions there.
+    private func focalCentre(
+        cut: (x: Int, y: Int, width: Int, height: Int), reference: (Int, Int), resizedTo size: (width: Int, height: Int)
+    ) -> CGPoint? {
+        let centres = filters.focalRegions.map(\.centre).filter { point in
+            (cut.x...(cut.x + cut.width)).contains(point.x) && (cut.y...(cut.y + cut.height)).contains(point.y)
+        }
+        let total = centres.reduce(0) { $0 + $1.weight }
+        guard total > 0 else { return nil }
+        let x = centres.reduce(0) { $0 + ($1.x - cut.x) * $1.weight } / total
+        let y = centres.reduce(0) { $0 + ($1.y - cut.y) * $1.weight } / total
+        return CGPoint(
+            x: CGFloat(x) * CGFloat(size.width) / CGFloat(reference.0),
+            y: CGFloat(y) * CGFloat(size.height) / CGFloat(reference.1))
+    }
+
+    /// Resize to `size`, the crop of the `crop` mode (around the focal regions' centre, at the alignment, or
+    /// smart), and the flips.
     private func shaping(
-        _ source: KFCrossPlatformImage, resizedTo size: (width: Int, height: Int), box: (width: Int?, height: Int?)
+        _ source: KFCrossPlatformImage, resizedTo size: (width: Int, height: Int), box: (width: Int?, height: Int?),
+        focus: CGPoint?
     ) throws(VipsError) -> KFCrossPlatformImage {
         var image = source
         if size.width != image.pixelWidth || size.height != image.pixelHeight {
@@ -234,7 +258,17 @@ public struct ThumborProcessor: ImageProcessor {
         }
         if url.fit == .crop, let w = box.width, let h = box.height, w < image.pixelWidth || h < image.pixelHeight {
             let crop = CGSize(width: min(w, image.pixelWidth), height: min(h, image.pixelHeight))
-            image = url.smart ? try image.smartCropping(to: crop) : try image.cropping(to: crop, anchorOn: alignment)
+            if let focus {
+                // As thumbor: the crop centred on the focus, kept inside the image.
+                let left = min(max(focus.x - crop.width / 2, 0), CGFloat(image.pixelWidth) - crop.width)
+                let top = min(max(focus.y - crop.height / 2, 0), CGFloat(image.pixelHeight) - crop.height)
+                image = try image.croppingPixels(
+                    x: Int(left.rounded()), y: Int(top.rounded()), width: Int(crop.width), height: Int(crop.height))
+            } else if url.smart {
+                image = try image.smartCropping(to: crop)
+            } else {
+                image = try image.cropping(to: crop, anchorOn: alignment)
+            }
         }
         return try image.flipping(horizontally: url.flipsHorizontally, vertically: url.flipsVertically)
     }

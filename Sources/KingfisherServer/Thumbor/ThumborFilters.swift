@@ -74,6 +74,25 @@ public struct ThumborFilters: Sendable, Hashable {
         case blur
     }
 
+    /// A region `focal(...)` names, in the source's pixels: a crop in the crop mode keeps the weighted centre of
+    /// the regions (each weighs its area) as near its middle as the image allows.
+    public struct FocalRegion: Sendable, Hashable {
+        public let left: Int
+        public let top: Int
+        public let right: Int
+        public let bottom: Int
+
+        public init(left: Int, top: Int, right: Int, bottom: Int) {
+            (self.left, self.top, self.right, self.bottom) = (left, top, right, bottom)
+        }
+
+        /// thumbor's point for it: the centre, rounded down, weighing the area.
+        var centre: (x: Int, y: Int, weight: Int) {
+            let (width, height) = (right - left, bottom - top)
+            return (left + width / 2, top + height / 2, width * height)
+        }
+    }
+
     /// A point of a `curve(...)`: level `x` (0...255) maps to level `y` (0...255).
     public struct CurvePoint: Sendable, Hashable {
         public let x: Int
@@ -96,6 +115,8 @@ public struct ThumborFilters: Sendable, Hashable {
     /// `stretch()`: in the crop mode with both sides given, the image is resized to exactly that box (its
     /// proportions not kept) instead of being cropped to it.
     public var stretch = false
+    /// `focal(LxT:RxB)`, each one a region; `extract_focal()` adds the crop of the thumbor URL it unwraps.
+    public var focalRegions: [FocalRegion] = []
     public var effects: [Effect] = []
 
     /// Whether a `fill` is among the effects.
@@ -235,6 +256,21 @@ public struct ThumborFilters: Sendable, Hashable {
                 }
             let fillsTransparency = filter.arguments.count > 1 ? try reader.boolean(1) : false
             effects.append(.fill(fill, fillsTransparency: fillsTransparency))
+        case "focal":
+            try reader.expectCount(1...1)
+            let text = filter.arguments[0].trimmingCharacters(in: .whitespaces)
+            guard ThumborURL.isCrop(Substring(text)) else {
+                throw reader.bad("\"\(text)\" is not a region LEFTxTOP:RIGHTxBOTTOM")
+            }
+            let numbers = text.split(whereSeparator: { $0 == ":" || $0 == "x" }).compactMap { Int($0) }
+            guard numbers.count == 4, numbers[2] > numbers[0], numbers[3] > numbers[1] else {
+                throw reader.bad("\"\(text)\" is an empty region: RIGHT and BOTTOM must be past LEFT and TOP")
+            }
+            focalRegions.append(
+                FocalRegion(left: numbers[0], top: numbers[1], right: numbers[2], bottom: numbers[3]))
+        case "extract_focal":
+            // The URL's parsing unwrapped the image and added its crop as a `focal` (ThumborURL.init).
+            try reader.expectCount(0...0)
         case "curve":
             try reader.expectCount(4...4)
             let curves = try (0..<4).map { index throws(ThumborURLError) in try reader.curve(index) }

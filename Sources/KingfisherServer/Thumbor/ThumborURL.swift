@@ -125,6 +125,30 @@ public struct ThumborURL: Sendable, Hashable {
         let image = reader.rest.removingPercentEncoding ?? String(reader.rest)
         guard !image.isEmpty else { throw .missingImage }
         self.image = image
+        if filters.contains(where: { $0.name == "extract_focal" }), let (inner, crop) = Self.croppedImage(in: image) {
+            // thumbor's extract_focal(): the image is a thumbor URL with a manual crop; its image is fetched, and
+            // the crop becomes a focal region.
+            self.image = inner
+            filters.append(
+                Filter(name: "focal", arguments: ["\(crop.left)x\(crop.top):\(crop.right)x\(crop.bottom)"]))
+        }
+    }
+
+    /// When `image` is a thumbor URL (its host and scheme optional) with a manual crop, possibly wrapping other
+    /// thumbor URLs (up to ten deep): the innermost image such a URL names, and that URL's crop.
+    private static func croppedImage(in image: String) -> (image: String, crop: Crop)? {
+        var current = image
+        for _ in 0..<10 {
+            // Everything up to the first slash is a host (and scheme), as thumbor strips it.
+            var path = Substring(current)
+            for scheme in ["http://", "https://"] where path.hasPrefix(scheme) { path = path.dropFirst(scheme.count) }
+            guard let slash = path.firstIndex(of: "/"),
+                let inner = try? ThumborURL(path: String(path[path.index(after: slash)...]))
+            else { return nil }
+            if let crop = inner.crop { return (inner.image, crop) }
+            current = inner.image
+        }
+        return nil
     }
 
     private mutating func readSize(_ segment: Substring) throws(ThumborURLError) {
