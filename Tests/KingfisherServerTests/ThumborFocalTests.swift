@@ -51,6 +51,20 @@ import Testing
         #expect(isRed(weighed, 2, 25) && isRed(weighed, 47, 25))
     }
 
+    @Test func regionsAreInTheSourcesPixelsWhenTheImageIsShrunkOnLoad() throws {
+        // 1600 × 800, left half red: shrunk on load for a 100 × 100 result, the region (centre 1400) still counts
+        // in the source's pixels and the crop lands on the blue side.
+        var pixels: [UInt8] = []
+        for _ in 0..<800 {
+            for x in 0..<1600 { pixels += x < 800 ? [255, 0, 0, 255] : [0, 0, 255, 255] }
+        }
+        let large = try KFCrossPlatformImage(rgbaPixels: pixels, width: 1600, height: 800).kf.encoded(as: .JPEG)
+        let focused = try process("100x100/filters:focal(1300x300:1500x500)", large)
+        #expect(focused.pixelWidth == 100 && focused.pixelHeight == 100)
+        #expect(!isRed(focused, 3, 50) && !isRed(focused, 96, 50))
+        #expect(isRed(try process("100x100/left", large), 96, 50))
+    }
+
     @Test func badRegionsAreRefusedWithTheReason() {
         for region in ["10x10:5x20", "10x10:20x10", "a", "10x10", "1x2:3x4:5x6"] {
             #expect(throws: ThumborURLError.self, "\(region)") {

@@ -55,8 +55,9 @@ public struct ThumborProcessor: ImageProcessor {
                 with: .processorError(
                     reason: .pixelLimitExceeded(width: size.width, height: size.height, limit: maximumResultPixels)))
         }
+        // The cut in the source's pixels: a shrunk-on-load image was not cut, and the reference is its source size.
         let focus = focalCentre(
-            cut: (cutOrigin.x, cutOrigin.y, cut.pixelWidth, cut.pixelHeight), reference: reference, resizedTo: size)
+            cut: (cutOrigin.x, cutOrigin.y, reference.0, reference.1), reference: reference, resizedTo: size)
         guard
             var image = ProcessingFailure.catching({ () throws(VipsError) in
                 try self.shaping(cut, resizedTo: size, box: box, focus: focus)
