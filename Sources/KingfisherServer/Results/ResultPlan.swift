@@ -35,10 +35,12 @@ struct ResultPlan: Sendable {
         }
         maxAge = filters.maxAge ?? configuration.maxAge
         let quality = filters.quality ?? configuration.defaultQuality
-        serializer = ResultSerializer(format: format, quality: quality)
+        var serializer = ResultSerializer(format: format, quality: quality)
+        serializer.maximumBytes = filters.maxBytes
+        self.serializer = serializer
+        let output = "\(format?.fileExtension ?? "source"):\(quality)" + (filters.maxBytes.map { ":<=\($0)" } ?? "")
         processor = ThumborProcessor(
-            url, filters: filters, output: "\(format?.fileExtension ?? "source"):\(quality)",
-            maximumResultPixels: configuration.maximumResultPixels)
+            url, filters: filters, output: output, maximumResultPixels: configuration.maximumResultPixels)
     }
 
     /// Whether an `Accept` header lists `mediaType` with a quality above zero.

@@ -112,6 +112,8 @@ public struct ThumborFilters: Sendable, Hashable {
     public var upscale: Bool?
     /// `max_age(seconds)`: the result's `Cache-Control` max-age (0: `no-cache`) instead of the server's.
     public var maxAge: Int?
+    /// `max_bytes(n)`: the most bytes a JPEG or WebP result may have.
+    public var maxBytes: Int?
     /// `stretch()`: in the crop mode with both sides given, the image is resized to exactly that box (its
     /// proportions not kept) instead of being cropped to it.
     public var stretch = false
@@ -237,6 +239,9 @@ public struct ThumborFilters: Sendable, Hashable {
         case "stretch":
             try reader.expectCount(0...0)
             stretch = true
+        case "max_bytes":
+            try reader.expectCount(1...1)
+            maxBytes = try reader.integer(0, in: 1...Int(Int32.max))
         case "max_age":
             try reader.expectCount(1...1)
             maxAge = try reader.integer(0, in: 0...Int(Int32.max))
