@@ -101,7 +101,28 @@ def describe(body):
         image.load()
         return image, image.format.lower()
     except Exception:
-        return None, "-"
+        return through_libvips(body)
+
+
+def through_libvips(body):
+    """What Pillow cannot open (HEIF without pillow-heif): libvips' command line converts it to PNG."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        source, png = os.path.join(directory, "result"), os.path.join(directory, "result.png")
+        with open(source, "wb") as file:
+            file.write(body)
+        try:
+            loader = subprocess.run(["vipsheader", "-f", "vips-loader", source], capture_output=True, text=True,
+                                    timeout=60).stdout.strip()
+            subprocess.run(["vips", "copy", source, png], check=True, capture_output=True, timeout=60)
+            image = Image.open(png)
+            image.load()
+        except Exception:
+            return None, "-"
+    return image, loader.replace("load", "").replace("_buffer", "").replace("_source", "") or "?"
 
 
 def rendering(image):

@@ -120,19 +120,6 @@ extension KFCrossPlatformImage {
         }
     }
 
-    /// The image on a `width` x `height` pixel canvas of `color`, placed at `anchor` (0...1 on each axis, as
-    /// ``cropping(to:anchorOn:)``); every frame. A canvas smaller than the image on a side keeps the image's size
-    /// there.
-    package func padding(toPixelWidth width: Int, height: Int, color: KFCrossPlatformColor, anchorOn anchor: CGPoint)
-        throws(VipsError) -> KFCrossPlatformImage
-    {
-        let canvasWidth = max(width, pixelWidth)
-        let canvasHeight = max(height, pixelHeight)
-        let left = Int((min(max(anchor.x, 0), 1) * CGFloat(canvasWidth - pixelWidth)).rounded())
-        let top = Int((min(max(anchor.y, 0), 1) * CGFloat(canvasHeight - pixelHeight)).rounded())
-        return try padding(toPixelWidth: width, height: height, color: color, left: left, top: top)
-    }
-
     /// The image on a `width` x `height` pixel canvas of `color` (at least the image's size), its top-left corner
     /// at `left`, `top` (kept inside the canvas); every frame. Transparent pixels of the image stay transparent.
     package func padding(toPixelWidth width: Int, height: Int, color: KFCrossPlatformColor, left: Int, top: Int)
