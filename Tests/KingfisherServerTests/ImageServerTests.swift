@@ -137,6 +137,29 @@ import Testing
         }
     }
 
+    @Test func metaDescribesTheOperationsAsThumborsJSON() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let answer = try await harness.request(harness.unsafe("meta/300x200/filters:quality(80)", "/a.jpg"))
+            #expect(answer.status == 200 && answer.header("Content-Type") == "application/json")
+            let json = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+            let thumbor = try #require(json["thumbor"] as? [String: Any])
+            let source = try #require(thumbor["source"] as? [String: Any])
+            #expect(source["width"] as? Int == 640 && source["height"] as? Int == 320)
+            #expect(source["frameCount"] as? Int == 1)
+            // 640 × 320 to 300 × 200: cropped to 480 × 320 around the middle, then resized.
+            let operations = try #require(thumbor["operations"] as? [[String: Any]])
+            #expect(operations.map { $0["type"] as? String } == ["crop", "resize"])
+            #expect(operations[0]["left"] as? Int == 80 && operations[0]["right"] as? Int == 560)
+            let target = try #require(thumbor["target"] as? [String: Any])
+            #expect(target["width"] as? Int == 300 && target["height"] as? Int == 200)
+            // The image URL itself was made along the way: one origin fetch for both.
+            let image = try await harness.request(harness.unsafe("300x200/filters:quality(80)", "/a.jpg"))
+            #expect(image.status == 200 && image.header("Content-Type") == "image/jpeg")
+            #expect(harness.origin.hits("/a.jpg") == 1)
+        }
+    }
+
     @Test func staleResultsAreRevalidatedWithTheOrigin() async throws {
         try await withHarness { harness in
             let conditional = Locked(0)

@@ -1,12 +1,12 @@
 import CVips
-import Foundation
+package import Foundation
 
 /// Turns encoded bytes into a materialised, 8-bit sRGB(A) ``KFCrossPlatformImage``.
 ///
 /// The steps: recognise the format from its header, open the bytes with that format's libvips loader only, read the
 /// header lazily and check the pixel limit, then convert colour (ICC, CMYK, 16-bit, grey, palette) in one
 /// streaming pass into memory and apply EXIF orientation. Blocking and CPU-bound: callers choose the thread.
-enum ImageDecoder {
+package enum ImageDecoder {
     /// Truncated files and codec errors fail; warnings (a stray byte before a marker) do not.
     static let failOn = VIPS_FAIL_ON_ERROR
 
@@ -141,6 +141,19 @@ enum ImageDecoder {
             Result { () throws(KingfisherError) -> (width: Int, height: Int) in
                 let image = try open(bytes, format: format, allFrames: false)
                 return (image.width, image.pageHeight)
+            }
+        }
+        return try opened.get()
+    }
+
+    /// The size of a frame and the number of frames `data`'s header declares, read by libvips without computing a
+    /// pixel, under the current engine limits (what `meta/` reports of a source).
+    package static func headerFrames(of data: Data) throws(KingfisherError) -> (width: Int, height: Int, frames: Int) {
+        let format = try checkedFormat(of: data)
+        let opened = data.withUnsafeBytes { bytes in
+            Result { () throws(KingfisherError) -> (width: Int, height: Int, frames: Int) in
+                let image = try open(bytes, format: format, allFrames: format.canBeAnimated)
+                return (image.width, image.pageHeight, max(1, image.height / max(1, image.pageHeight)))
             }
         }
         return try opened.get()

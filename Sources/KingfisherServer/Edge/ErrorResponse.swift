@@ -45,7 +45,8 @@ struct ErrorResponse: Sendable, Equatable {
             self.init(status: .forbidden, message: "signed URLs need a security key, and this server has none")
         case .badSignature: self.init(status: .forbidden, message: "the URL's signature does not match")
         case .unsafeURLsDisabled: self.init(status: .forbidden, message: "unsafe URLs are disabled: sign the URL")
-        case .metaNotSupported: self.init(status: .badRequest, message: "meta/ is not supported")
+        case .metaSourceUnavailable:
+            self.init(status: .badGateway, message: "meta/: the source's bytes could not be kept to read its size")
         case .unsupportedScheme: self.init(status: .badRequest, message: "the image URL is not http or https")
         // One answer for every refused source: which addresses a name resolves to (or whether it resolves at all)
         // is for the log, not for whoever sent the URL.

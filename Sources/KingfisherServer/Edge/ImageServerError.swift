@@ -6,7 +6,8 @@ enum ImageServerError: Error, Sendable, Hashable {
     case signatureRequired
     case badSignature
     case unsafeURLsDisabled
-    case metaNotSupported
+    /// `meta/` found no bytes of the source in the cache after making the result (a cache that keeps nothing).
+    case metaSourceUnavailable
     case unsupportedScheme
     case sourceNotAllowed
     case forbiddenAddress(AddressClass)

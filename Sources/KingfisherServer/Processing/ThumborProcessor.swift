@@ -55,9 +55,13 @@ public struct ThumborProcessor: ImageProcessor {
                 with: .processorError(
                     reason: .pixelLimitExceeded(width: size.width, height: size.height, limit: maximumResultPixels)))
         }
-        // The cut in the source's pixels: a shrunk-on-load image was not cut, and the reference is its source size.
-        let focus = focalCentre(
-            cut: (cutOrigin.x, cutOrigin.y, reference.0, reference.1), reference: reference, resizedTo: size)
+        // The cut in the source's pixels (a shrunk-on-load image was not cut: the reference is its source size); the
+        // focus in the resized image's.
+        let focus = focalPoint(in: (cutOrigin.x, cutOrigin.y, reference.0, reference.1)).map { point in
+            CGPoint(
+                x: CGFloat(point.x) * CGFloat(size.width) / CGFloat(reference.0),
+                y: CGFloat(point.y) * CGFloat(size.height) / CGFloat(reference.1))
+        }
         guard
             var image = ProcessingFailure.catching({ () throws(VipsError) in
                 try self.shaping(cut, resizedTo: size, box: box, focus: focus)
@@ -127,7 +131,7 @@ public struct ThumborProcessor: ImageProcessor {
     private var upscales: Bool { filters.upscale ?? (url.fit == .crop) }
 
     /// The requested box for an image of this size: nil on a side that is left proportional.
-    private func box(forWidth width: Int, height: Int) -> (width: Int?, height: Int?) {
+    func box(forWidth width: Int, height: Int) -> (width: Int?, height: Int?) {
         func side(_ length: ThumborURL.Length, original: Int) -> Int? {
             switch length {
             case .proportional, .pixels(0): nil
@@ -162,7 +166,7 @@ public struct ThumborProcessor: ImageProcessor {
     }
 
     /// The size the image is resized to (before the crop of the `crop` mode).
-    private func resultSize(forWidth width: Int, height: Int) -> (width: Int, height: Int) {
+    func resultSize(forWidth width: Int, height: Int) -> (width: Int, height: Int) {
         if filters.stretch, url.fit == .crop, case let (w?, h?) = box(forWidth: width, height: height), w > 0, h > 0 {
             return (w, h)
         }
@@ -189,7 +193,7 @@ public struct ThumborProcessor: ImageProcessor {
         max(1, Int(min((Double(given) * Double(other) / Double(side)).rounded(.toNearestOrEven), 1e9)))
     }
 
-    private var alignment: CGPoint {
+    var alignment: CGPoint {
         let x: CGFloat =
             switch url.horizontalAlignment {
             case .left: 0
@@ -231,20 +235,17 @@ public struct ThumborProcessor: ImageProcessor {
     }
 
     /// thumbor's centre of the focal regions that lie in the cut (`x`, `y`, `width`, `height` in the source's
-    /// pixels), each weighing its area, rounded down; in the resized image's pixels. `nil` without regions there.
-    private func focalCentre(
-        cut: (x: Int, y: Int, width: Int, height: Int), reference: (Int, Int), resizedTo size: (width: Int, height: Int)
-    ) -> CGPoint? {
+    /// pixels), each weighing its area, rounded down, in the cut's pixels; `nil` without regions there.
+    func focalPoint(in cut: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int)? {
         let centres = filters.focalRegions.map(\.centre).filter { point in
             (cut.x...(cut.x + cut.width)).contains(point.x) && (cut.y...(cut.y + cut.height)).contains(point.y)
         }
         let total = centres.reduce(0) { $0 + $1.weight }
         guard total > 0 else { return nil }
-        let x = centres.reduce(0) { $0 + ($1.x - cut.x) * $1.weight } / total
-        let y = centres.reduce(0) { $0 + ($1.y - cut.y) * $1.weight } / total
-        return CGPoint(
-            x: CGFloat(x) * CGFloat(size.width) / CGFloat(reference.0),
-            y: CGFloat(y) * CGFloat(size.height) / CGFloat(reference.1))
+        return (
+            centres.reduce(0) { $0 + ($1.x - cut.x) * $1.weight } / total,
+            centres.reduce(0) { $0 + ($1.y - cut.y) * $1.weight } / total
+        )
     }
 
     /// Resize to `size`, the crop of the `crop` mode (around the focal regions' centre, at the alignment, or

@@ -11,9 +11,14 @@ struct ServedImage: CacheCostCalculable, Sendable {
     let contentType: String
     let etag: String
 
+    /// An encoded image, its media type read from its first bytes.
     init(data: Data) {
+        self.init(data: data, contentType: Self.mediaType(of: ImageFormat(sniffing: data)))
+    }
+
+    init(data: Data, contentType: String) {
         body = ByteBuffer(bytes: data)
-        contentType = Self.mediaType(of: ImageFormat(sniffing: data))
+        self.contentType = contentType
         let digest = SHA256.hash(data: data)
         etag = "\"" + digest.prefix(16).map { byte in String(byte, radix: 16).leftPadded() }.joined() + "\""
     }

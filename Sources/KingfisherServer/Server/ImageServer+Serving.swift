@@ -17,7 +17,30 @@ extension ImageServer {
     func result(forPath path: String, accept: String?, logger: Logger? = nil) async throws -> ServedResult {
         let url = try ThumborURL(path: path)
         try authorise(url)
-        guard !url.meta else { throw ImageServerError.metaNotSupported }
+        guard !url.meta else { return try await meta(for: url, accept: accept, logger: logger) }
+        return try await result(for: url, accept: accept, logger: logger)
+    }
+
+    /// `meta/`: thumbor's JSON description of the URL's operations on the source. The result is made (and cached)
+    /// as for the image URL, which also keeps the source's bytes, whose header gives its size.
+    private func meta(for url: ThumborURL, accept: String?, logger: Logger?) async throws -> ServedResult {
+        var imageURL = url
+        imageURL.meta = false
+        let served = try await result(for: imageURL, accept: accept, logger: logger)
+        let plan = try ResultPlan(url: imageURL, accept: accept, configuration: configuration)
+        let source = try locator.source(for: url.image)
+        guard let original = await manager.cache.diskData(forComputedKey: source.cacheKey),
+            let header = try? ImageDecoder.headerFrames(of: original)
+        else { throw ImageServerError.metaSourceUnavailable }
+        let json = plan.processor.metaJSON(
+            sourceURL: url.image, width: header.width, height: header.height, frames: header.frames)
+        return ServedResult(
+            image: ServedImage(data: json, contentType: "application/json"), variesByAccept: false,
+            maxAge: served.maxAge)
+    }
+
+    /// The encoded result of an image URL (not `meta/`), authorised.
+    private func result(for url: ThumborURL, accept: String?, logger: Logger?) async throws -> ServedResult {
         let plan = try ResultPlan(url: url, accept: accept, configuration: configuration)
         let source = try locator.source(for: url.image)
         let key = ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
