@@ -160,6 +160,29 @@ import Testing
         }
     }
 
+    @Test func aWatermarkIsFetchedAsASourceIsAndCachedForTheNextResult() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            let mark = ServerFixtures.png(width: 40, height: 20)
+            harness.origin.route(
+                "/mark.png",
+                TestHTTPServer.Route(
+                    headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=3600")], body: mark))
+            let markURL = harness.originImage("/mark.png")
+            let first = try await harness.request(
+                harness.unsafe("200x100/filters:watermark(\(markURL),10,10,0)", "/a.jpg"))
+            #expect(first.status == 200 && first.header("Content-Type") == "image/jpeg")
+            let second = try await harness.request(
+                harness.unsafe("200x100/filters:watermark(\(markURL),-10,-10,50)", "/a.jpg"))
+            #expect(second.status == 200 && second.body != first.body)
+            #expect(harness.origin.hits("/mark.png") == 1 && harness.origin.hits("/a.jpg") == 1)
+            // A watermark the guard refuses refuses the result.
+            let refused = try await harness.request(
+                harness.unsafe("200x100/filters:watermark(10.0.0.1/m.png,0,0,0)", "/a.jpg"))
+            #expect(refused.status == 403)
+        }
+    }
+
     @Test func staleResultsAreRevalidatedWithTheOrigin() async throws {
         try await withHarness { harness in
             let conditional = Locked(0)

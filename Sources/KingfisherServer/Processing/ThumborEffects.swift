@@ -57,7 +57,7 @@ enum ThumborEffects {
                 ThumborCurve.table(through: points).map { overall[Int($0)] }
             }
             return try image.mappingColourLevels(tables)
-        case .blur, .roundCorners, .grayscale, .rotate, .fill:
+        case .blur, .roundCorners, .grayscale, .rotate, .fill, .watermark:
             preconditionFailure("\(effect) is applied by ThumborProcessor")
         }
     }

@@ -20,6 +20,10 @@ public struct ThumborProcessor: ImageProcessor {
     public let filters: ThumborFilters
     /// The most pixels a result may have. 50 megapixels by default.
     public let maximumResultPixels: Int
+    /// The images the filters draw (``ThumborFilters/overlayURLs``), by URL: fetched before processing (the
+    /// server fetches them as it fetches sources). Not part of the identifier: the URLs are. A filter whose image
+    /// is missing fails the processing.
+    public var overlays: [String: KFCrossPlatformImage] = [:]
 
     /// - Parameter output: what the result is encoded as (`"jpeg:80"`, say): part of the identifier only, so that
     ///   two encodings of one result are cached apart.
@@ -292,6 +296,16 @@ public struct ThumborProcessor: ImageProcessor {
         case .brightness, .contrast, .saturation, .rgb, .colorize, .equalize, .noise, .proportion, .backgroundColor,
             .convolution, .sharpen, .curve:
             return ProcessingFailure.catching { () throws(VipsError) in try ThumborEffects.apply(effect, to: image) }
+        case .watermark(let watermark):
+            guard let overlay = overlays[watermark.url] else { return nil }
+            let image = image
+            return ProcessingFailure.catching { () throws(VipsError) in
+                let over = (image.pixelWidth, image.pixelHeight)
+                let size = watermark.size(over: over, watermark: (overlay.pixelWidth, overlay.pixelHeight))
+                return try image.drawing(
+                    overlay, size: size, transparency: 255 * watermark.transparency / 100,
+                    at: watermark.placements(over: over, watermark: size))
+            }
         case .rotate(let quarterTurns):
             return ProcessingFailure.catching { () throws(VipsError) in try image.rotating(quarterTurns: -quarterTurns)
             }

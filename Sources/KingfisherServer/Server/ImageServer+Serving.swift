@@ -97,6 +97,18 @@ extension ImageServer {
             forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
     }
 
+    /// An image a filter draws (a watermark), fetched as a source is (the guard, the redirect check, the cache)
+    /// and decoded whole.
+    private func overlay(_ url: String, logger: Logger?) async throws -> KFCrossPlatformImage {
+        let source = try locator.source(for: url)
+        if case .network(let resource) = source {
+            try await sourceGuard.check(resource.downloadURL)
+        }
+        var options: KingfisherOptionsInfo = [.redirectHandler(sourceGuard)]
+        if let logger { options.append(.logger(logger)) }
+        return try await manager.retrieveImage(with: source, options: options).image
+    }
+
     /// Makes (or finds) the encoded result. While the source is current: in memory (made by work that ended while
     /// this one waited for its turn), or in the disk cache. Otherwise the library's retrieval, which revalidates or
     /// downloads the original (guarded), processes it and stores the encoded result.
@@ -119,8 +131,13 @@ extension ImageServer {
         var serializer = plan.serializer
         let originalFile = cache.diskStorage.cacheFileURL(forKey: source.cacheKey)
         serializer.sourceFormat = { Self.format(ofFileAt: originalFile) }
+        // The images the filters draw (watermarks), fetched as sources are: guarded, cached.
+        var processor = plan.processor
+        for url in Set(processor.filters.overlayURLs) {
+            processor.overlays[url] = try await overlay(url, logger: logger)
+        }
         var options: KingfisherOptionsInfo = [
-            .processor(plan.processor), .cacheSerializer(serializer), .cacheOriginalImage, .waitForCache,
+            .processor(processor), .cacheSerializer(serializer), .cacheOriginalImage, .waitForCache,
             .redirectHandler(sourceGuard),
         ]
         // The request's logger, for the retrieval and its download (the first request's, for joined ones).

@@ -62,6 +62,16 @@ public struct ThumborFilters: Sendable, Hashable {
         /// `curve(all,red,green,blue)`: tone curves, each a list of `(x,y)` points: a channel's level goes through
         /// its own curve, then through the curve of all channels.
         case curve(all: [CurvePoint], red: [CurvePoint], green: [CurvePoint], blue: [CurvePoint])
+        /// `watermark(url,x,y,alpha[,w_ratio,h_ratio])`: another image drawn over the result.
+        case watermark(ThumborWatermark)
+    }
+
+    /// The URLs of the images the filters draw (watermarks), which the processor needs before it runs.
+    public var overlayURLs: [String] {
+        effects.compactMap {
+            if case .watermark(let watermark) = $0 { return watermark.url }
+            return nil
+        }
     }
 
     /// What `fill(...)` paints around an image (fitted in, say) to make it exactly the size asked for.
@@ -261,6 +271,8 @@ public struct ThumborFilters: Sendable, Hashable {
                 }
             let fillsTransparency = filter.arguments.count > 1 ? try reader.boolean(1) : false
             effects.append(.fill(fill, fillsTransparency: fillsTransparency))
+        case "watermark":
+            effects.append(.watermark(try ThumborWatermark(arguments: filter.arguments, bad: reader.bad)))
         case "focal":
             try reader.expectCount(1...1)
             let text = filter.arguments[0].trimmingCharacters(in: .whitespaces)
