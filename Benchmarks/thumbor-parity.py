@@ -1,7 +1,8 @@
 """thumbor-parity.sh's two steps, run with the thumbor venv's Python (it has Pillow).
 
   prepare DIR                          writes the originals: photo.jpg (a wallpaper photo scaled to 1600 px wide),
-                                       portrait.jpg (it turned a quarter), alpha.png (a gradient, half transparent)
+                                       portrait.jpg (it turned a quarter), alpha.png (a gradient, half transparent),
+                                       frame.png (a nine-patch)
   compare THUMBOR KF ORIGIN_HOST       asks both servers for every URL and prints the table and a summary
 """
 import io
@@ -68,7 +69,7 @@ CASES = [
     ("200x150", "alpha.png", True),
     ("300x200/filters:max_bytes(8000)", "photo.jpg", True),
     ("300x200/filters:watermark(ORIGIN/alpha.png,10,10,50)", "photo.jpg", True),
-    ("300x200/filters:frame(ORIGIN/alpha.png)", "photo.jpg", True),
+    ("300x200/filters:frame(ORIGIN/frame.png)", "photo.jpg", True),
 ]
 
 
@@ -83,6 +84,20 @@ def prepare(directory):
     alpha = Image.new("RGBA", (400, 300))
     alpha.putdata([(x * 255 // 399, y * 255 // 299, 128, 255 if x < 200 else 0) for y in range(300) for x in range(400)])
     alpha.save(f"{directory}/alpha.png")
+    # A 32 x 32 nine-patch: columns and rows 11-20 stretch, the content sits 8 pixels in from each side; inside, a
+    # dark blue frame 8 pixels wide around a transparent middle.
+    patch = Image.new("RGBA", (32, 32), (0, 0, 0, 0))
+    for i in range(11, 21):
+        for edge in ((i, 0), (0, i)):
+            patch.putpixel(edge, (0, 0, 0, 255))
+    for i in range(9, 23):
+        for edge in ((i, 31), (31, i)):
+            patch.putpixel(edge, (0, 0, 0, 255))
+    for y in range(1, 31):
+        for x in range(1, 31):
+            inside = 9 <= x <= 22 and 9 <= y <= 22
+            patch.putpixel((x, y), (0, 0, 0, 0) if inside else (20, 40, 120 + 4 * x % 100, 255))
+    patch.save(f"{directory}/frame.png")
 
 
 def fetch(url):

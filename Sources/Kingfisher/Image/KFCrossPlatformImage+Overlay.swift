@@ -34,7 +34,7 @@ extension KFCrossPlatformImage {
 extension VipsImageHandle {
     /// `overlay` composited over the part of this image it covers with its top-left corner at `x`, `y`; the image
     /// keeps its size and its bands (alpha only when it had some).
-    fileprivate func drawing(_ overlay: VipsImageHandle, x: Int, y: Int) throws(VipsError) -> VipsImageHandle {
+    func drawing(_ overlay: VipsImageHandle, x: Int, y: Int) throws(VipsError) -> VipsImageHandle {
         let left = max(0, x)
         let top = max(0, y)
         let right = min(width, x + overlay.width)

@@ -57,7 +57,7 @@ enum ThumborEffects {
                 ThumborCurve.table(through: points).map { overall[Int($0)] }
             }
             return try image.mappingColourLevels(tables)
-        case .blur, .roundCorners, .grayscale, .rotate, .fill, .watermark:
+        case .blur, .roundCorners, .grayscale, .rotate, .fill, .watermark, .frame:
             preconditionFailure("\(effect) is applied by ThumborProcessor")
         }
     }

@@ -20,7 +20,7 @@ public struct ThumborProcessor: ImageProcessor {
     public let filters: ThumborFilters
     /// The most pixels a result may have. 50 megapixels by default.
     public let maximumResultPixels: Int
-    /// The images the filters draw (``ThumborFilters/overlayURLs``), by URL: fetched before processing (the
+    /// The images the filters draw (``ThumborFilters/overlayURLs``: watermarks, frames), by URL: fetched before processing (the
     /// server fetches them as it fetches sources). Not part of the identifier: the URLs are. A filter whose image
     /// is missing fails the processing.
     public var overlays: [String: KFCrossPlatformImage] = [:]
@@ -306,6 +306,10 @@ public struct ThumborProcessor: ImageProcessor {
                     overlay, size: size, transparency: 255 * watermark.transparency / 100,
                     at: watermark.placements(over: over, watermark: size))
             }
+        case .frame(let url):
+            guard let patch = overlays[url] else { return nil }
+            let image = image
+            return ProcessingFailure.catching { () throws(VipsError) in try NinePatch(patch).framing(image) }
         case .rotate(let quarterTurns):
             return ProcessingFailure.catching { () throws(VipsError) in try image.rotating(quarterTurns: -quarterTurns)
             }

@@ -64,13 +64,18 @@ public struct ThumborFilters: Sendable, Hashable {
         case curve(all: [CurvePoint], red: [CurvePoint], green: [CurvePoint], blue: [CurvePoint])
         /// `watermark(url,x,y,alpha[,w_ratio,h_ratio])`: another image drawn over the result.
         case watermark(ThumborWatermark)
+        /// `frame(url)`: the result padded and framed by a nine-patch image.
+        case frame(url: String)
     }
 
-    /// The URLs of the images the filters draw (watermarks), which the processor needs before it runs.
+    /// The URLs of the images the filters draw (watermarks, frames), which the processor needs before it runs.
     public var overlayURLs: [String] {
         effects.compactMap {
-            if case .watermark(let watermark) = $0 { return watermark.url }
-            return nil
+            switch $0 {
+            case .watermark(let watermark): watermark.url
+            case .frame(let url): url
+            default: nil
+            }
         }
     }
 
@@ -271,6 +276,11 @@ public struct ThumborFilters: Sendable, Hashable {
                 }
             let fillsTransparency = filter.arguments.count > 1 ? try reader.boolean(1) : false
             effects.append(.fill(fill, fillsTransparency: fillsTransparency))
+        case "frame":
+            try reader.expectCount(1...1)
+            let url = filter.arguments[0].trimmingCharacters(in: .whitespaces)
+            guard !url.isEmpty else { throw reader.bad("takes the nine-patch image's URL") }
+            effects.append(.frame(url: url))
         case "watermark":
             effects.append(.watermark(try ThumborWatermark(arguments: filter.arguments, bad: reader.bad)))
         case "focal":
