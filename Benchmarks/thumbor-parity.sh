@@ -23,6 +23,8 @@ if [ ! -x "$VENV/bin/thumbor" ]; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q "thumbor==7.8.*" libthumbor
 fi
+# thumbor writes (and Pillow reads) HEIF only with pillow-heif.
+"$VENV/bin/python" -c "import pillow_heif" 2>/dev/null || "$VENV/bin/pip" install -q pillow-heif
 
 build_kf_release
 
