@@ -69,6 +69,10 @@ CASES = [
     ("200x150", "alpha.png", True),
     ("300x200/filters:max_bytes(8000)", "photo.jpg", True),
     ("300x200/filters:watermark(ORIGIN/alpha.png,10,10,50)", "photo.jpg", True),
+    ("300x200/filters:watermark(ORIGIN/alpha.png,center,-10p,30,20,none)", "photo.jpg", True),
+    ("300x200/filters:watermark(ORIGIN/alpha.png,repeat,repeat,40,10,10)", "photo.jpg", True),
+    ("300x200/filters:watermark(ORIGIN/alpha.png,-20,repeat,0,none,25)", "photo.jpg", True),
+    ("fit-in/300x300/filters:fill(blur)", "portrait.jpg", True),
     ("300x200/filters:frame(ORIGIN/frame.png)", "photo.jpg", True),
 ]
 
