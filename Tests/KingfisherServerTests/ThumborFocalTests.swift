@@ -78,7 +78,7 @@ import Testing
         let url = try ThumborURL(path: "/unsafe/300x200/filters:extract_focal()/" + wrapped)
         #expect(url.image == "http://example.com/a.jpg")
         let filters = try ThumborFilters(url.filters)
-        #expect(filters.focalRegions == [ThumborFilters.FocalRegion(left: 100, top: 110, right: 200, bottom: 220)])
+        #expect(filters.focalRegions == [ThumborURL.Crop(left: 100, top: 110, right: 200, bottom: 220)])
         // Wrapped twice, the inner one with the crop; and a wrapped URL without a crop changes nothing.
         let nested = try ThumborURL(
             path: "/unsafe/filters:extract_focal()/h/unsafe/fit-in/50x50/h2/unsafe/1x2:3x4/example.com/b.png")

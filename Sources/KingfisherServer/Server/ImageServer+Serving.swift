@@ -17,32 +17,28 @@ extension ImageServer {
     func result(forPath path: String, accept: String?, logger: Logger? = nil) async throws -> ServedResult {
         let url = try ThumborURL(path: path)
         try authorise(url)
-        guard !url.meta else { return try await meta(for: url, accept: accept, logger: logger) }
-        return try await result(for: url, accept: accept, logger: logger)
+        // `meta/` has the image URL's plan (it is not part of the processing) and makes its result too.
+        let plan = try ResultPlan(url: url, accept: accept, configuration: configuration)
+        let source = try locator.source(for: url.image)
+        let served = try await result(plan: plan, source: source, logger: logger)
+        guard url.meta else { return served }
+        return try await meta(for: url, plan: plan, source: source, maxAge: served.maxAge)
     }
 
-    /// `meta/`: thumbor's JSON description of the URL's operations on the source. The result is made (and cached)
-    /// as for the image URL, which also keeps the source's bytes, whose header gives its size.
-    private func meta(for url: ThumborURL, accept: String?, logger: Logger?) async throws -> ServedResult {
-        var imageURL = url
-        imageURL.meta = false
-        let served = try await result(for: imageURL, accept: accept, logger: logger)
-        let plan = try ResultPlan(url: imageURL, accept: accept, configuration: configuration)
-        let source = try locator.source(for: url.image)
+    /// `meta/`: thumbor's JSON description of the URL's operations on the source, once the result was made (and
+    /// cached), which kept the source's bytes: their header gives its size.
+    private func meta(for url: ThumborURL, plan: ResultPlan, source: Source, maxAge: Int) async throws -> ServedResult {
         guard let original = await manager.cache.diskData(forComputedKey: source.cacheKey),
             let header = try? ImageDecoder.headerFrames(of: original)
         else { throw ImageServerError.metaSourceUnavailable }
         let json = plan.processor.metaJSON(
             sourceURL: url.image, width: header.width, height: header.height, frames: header.frames)
         return ServedResult(
-            image: ServedImage(data: json, contentType: "application/json"), variesByAccept: false,
-            maxAge: served.maxAge)
+            image: ServedImage(data: json, contentType: "application/json"), variesByAccept: false, maxAge: maxAge)
     }
 
-    /// The encoded result of an image URL (not `meta/`), authorised.
-    private func result(for url: ThumborURL, accept: String?, logger: Logger?) async throws -> ServedResult {
-        let plan = try ResultPlan(url: url, accept: accept, configuration: configuration)
-        let source = try locator.source(for: url.image)
+    /// The encoded result of an image URL's plan, for its source.
+    private func result(plan: ResultPlan, source: Source, logger: Logger?) async throws -> ServedResult {
         let key = ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
         if let recent = await recentResult(forKey: key, source: source, plan: plan) {
             return ServedResult(image: recent, variesByAccept: plan.variesByAccept, maxAge: plan.maxAge)

@@ -89,25 +89,6 @@ public struct ThumborFilters: Sendable, Hashable {
         case blur
     }
 
-    /// A region `focal(...)` names, in the source's pixels: a crop in the crop mode keeps the weighted centre of
-    /// the regions (each weighs its area) as near its middle as the image allows.
-    public struct FocalRegion: Sendable, Hashable {
-        public let left: Int
-        public let top: Int
-        public let right: Int
-        public let bottom: Int
-
-        public init(left: Int, top: Int, right: Int, bottom: Int) {
-            (self.left, self.top, self.right, self.bottom) = (left, top, right, bottom)
-        }
-
-        /// thumbor's point for it: the centre, rounded down, weighing the area.
-        var centre: (x: Int, y: Int, weight: Int) {
-            let (width, height) = (right - left, bottom - top)
-            return (left + width / 2, top + height / 2, width * height)
-        }
-    }
-
     /// A point of a `curve(...)`: level `x` (0...255) maps to level `y` (0...255).
     public struct CurvePoint: Sendable, Hashable {
         public let x: Int
@@ -132,8 +113,9 @@ public struct ThumborFilters: Sendable, Hashable {
     /// `stretch()`: in the crop mode with both sides given, the image is resized to exactly that box (its
     /// proportions not kept) instead of being cropped to it.
     public var stretch = false
-    /// `focal(LxT:RxB)`, each one a region; `extract_focal()` adds the crop of the thumbor URL it unwraps.
-    public var focalRegions: [FocalRegion] = []
+    /// `focal(LxT:RxB)`, each a region in the source's pixels (a crop in the crop mode keeps their weighted centre
+    /// as near its middle as the image allows); `extract_focal()` adds the crop of the thumbor URL it unwraps.
+    public var focalRegions: [ThumborURL.Crop] = []
     public var effects: [Effect] = []
 
     /// Whether a `fill` is among the effects.
@@ -285,16 +267,14 @@ public struct ThumborFilters: Sendable, Hashable {
             effects.append(.watermark(try ThumborWatermark(arguments: filter.arguments, bad: reader.bad)))
         case "focal":
             try reader.expectCount(1...1)
-            let text = filter.arguments[0].trimmingCharacters(in: .whitespaces)
-            guard ThumborURL.isCrop(Substring(text)) else {
+            let text = Substring(filter.arguments[0].trimmingCharacters(in: .whitespaces))
+            guard ThumborURL.isCrop(text), let region = try? ThumborURL.crop(text) else {
                 throw reader.bad("\"\(text)\" is not a region LEFTxTOP:RIGHTxBOTTOM")
             }
-            let numbers = text.split(whereSeparator: { $0 == ":" || $0 == "x" }).compactMap { Int($0) }
-            guard numbers.count == 4, numbers[2] > numbers[0], numbers[3] > numbers[1] else {
+            guard region.right > region.left, region.bottom > region.top else {
                 throw reader.bad("\"\(text)\" is an empty region: RIGHT and BOTTOM must be past LEFT and TOP")
             }
-            focalRegions.append(
-                FocalRegion(left: numbers[0], top: numbers[1], right: numbers[2], bottom: numbers[3]))
+            focalRegions.append(region)
         case "extract_focal":
             // The URL's parsing unwrapped the image and added its crop as a `focal` (ThumborURL.init).
             try reader.expectCount(0...0)

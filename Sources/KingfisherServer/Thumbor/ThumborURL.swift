@@ -51,6 +51,12 @@ public struct ThumborURL: Sendable, Hashable {
         public init(left: Int, top: Int, right: Int, bottom: Int) {
             (self.left, self.top, self.right, self.bottom) = (left, top, right, bottom)
         }
+
+        /// thumbor's focal point for it as a `focal(...)` region: the centre, rounded down, weighing the area.
+        var centre: (x: Int, y: Int, weight: Int) {
+            let (width, height) = (right - left, bottom - top)
+            return (left + width / 2, top + height / 2, width * height)
+        }
     }
 
     public enum HorizontalAlignment: String, Sendable, Hashable { case left, center, right }
@@ -185,7 +191,7 @@ public struct ThumborURL: Sendable, Hashable {
         }
     }
 
-    private static func crop(_ segment: Substring) throws(ThumborURLError) -> Crop {
+    static func crop(_ segment: Substring) throws(ThumborURLError) -> Crop {
         let numbers = segment.split(whereSeparator: { $0 == ":" || $0 == "x" }).map { Int($0) }
         guard numbers.count == 4, let left = numbers[0], let top = numbers[1], let right = numbers[2],
             let bottom = numbers[3]

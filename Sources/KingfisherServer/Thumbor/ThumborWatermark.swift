@@ -110,12 +110,11 @@ public struct ThumborWatermark: Sendable, Hashable {
                 let count = Int((Double(length) / Double(mark)).rounded(.up))
                 return (0..<count).map { $0 * (10 + mark) }
             }
-            let (count, rest) = length.quotientAndRemainder(dividingBy: mark)
-            let space = rest / (max(count, 2) - 1)
-            return (0..<count).map { $0 * (space + mark) }
+            return spread(count: length / mark, length: length, mark: mark)
         }
     }
 
+    /// `count` marks along `length`, the first at 0, the room they leave shared evenly between them.
     private static func spread(count: Int, length: Int, mark: Int) -> [Int] {
         let space = (length - count * mark) / (max(count, 2) - 1)
         return (0..<count).map { $0 * (space + mark) }
