@@ -1,3 +1,5 @@
+import NIOCore
+
 extension DiskIO {
     /// The queue's state as a value: each event returns the jobs to start once the lock is released, so the order
     /// is tested without threads.
@@ -7,8 +9,9 @@ extension DiskIO {
     /// dispatch queue's barrier).
     struct StateMachine<Job> {
         let limit: Int
-        private var waiting: [(access: Access, job: Job)] = []
-        private var head = 0
+        /// Jobs not started yet, oldest first. A started job leaves it at once: its closure (and whatever it
+        /// captured, a body being written) is released when the job ends, not when the queue is next compacted.
+        private var waiting = CircularBuffer<(access: Access, job: Job)>()
         private var runningShared = 0
         private var runningExclusive = false
 
@@ -17,7 +20,7 @@ extension DiskIO {
         }
 
         /// How many jobs wait to start.
-        var waitingCount: Int { waiting.count - head }
+        var waitingCount: Int { waiting.count }
 
         /// How many jobs run now.
         var runningCount: Int { runningShared + (runningExclusive ? 1 : 0) }
@@ -39,27 +42,17 @@ extension DiskIO {
 
         private mutating func startable() -> [(Job, Access)] {
             var started: [(Job, Access)] = []
-            while head < waiting.count, !runningExclusive {
-                let next = waiting[head]
+            while let next = waiting.first, !runningExclusive {
                 switch next.access {
                 case .shared:
-                    guard runningShared < limit else { return compacted(started) }
+                    guard runningShared < limit else { return started }
                     runningShared += 1
                 case .exclusive:
-                    guard runningShared == 0 else { return compacted(started) }
+                    guard runningShared == 0 else { return started }
                     runningExclusive = true
                 }
-                head += 1
+                waiting.removeFirst()
                 started.append((next.job, next.access))
-            }
-            return compacted(started)
-        }
-
-        /// Drops the started jobs from the front of the queue now and then, so it does not grow without bound.
-        private mutating func compacted(_ started: [(Job, Access)]) -> [(Job, Access)] {
-            if head > 64, head * 2 > waiting.count {
-                waiting.removeFirst(head)
-                head = 0
             }
             return started
         }

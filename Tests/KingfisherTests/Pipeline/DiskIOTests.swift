@@ -47,6 +47,30 @@ struct DiskIOStateMachineTests {
         }
         #expect(machine.waitingCount == 0 && machine.runningCount == 0)
     }
+
+    /// Stands for a job's closure and what it captured (a body being written).
+    private final class Payload: Sendable {}
+
+    @Test("a started job is not kept by the queue: what it captured is freed when its runner lets it go")
+    func startedJobsAreReleased() {
+        var machine = DiskIO.StateMachine<Payload>(limit: 2)
+        weak var first: Payload?
+        weak var second: Payload?
+        do {
+            let one = Payload()
+            let two = Payload()
+            first = one
+            second = two
+            #expect(machine.submit(one, .shared).count == 1)
+            #expect(machine.submit(two, .exclusive).isEmpty)
+        }
+        // The first one started and was handed out; the runner dropped it. The second still waits, and is kept.
+        #expect(first == nil)
+        #expect(second != nil)
+        #expect(machine.finish(.shared).count == 1)
+        #expect(second == nil)
+        #expect(machine.waitingCount == 0)
+    }
 }
 
 @Suite("DiskIO on threads", .timeLimit(.minutes(1)))
