@@ -13,7 +13,8 @@
 # Mesa's llvmpipe, a software GL (about 80 MB more resident memory, slower frames).
 # Reported from the gallery's --report: frames drawn, main-loop time per frame (the frame clock's before-paint to
 # after-paint: ticks, layout, drawing) p50/p99/max, the gap between frames p99 and the gaps over two frames, loads
-# started/cancelled/loaded, tiles ever on screen against images decoded (the library's metrics), tiles prefetched
+# started/cancelled/loaded, shown (loads whose image reached their tile, the loaded ones and those that came as the
+# tile was leaving the screen), tiles ever on screen against images decoded (the library's metrics), tiles prefetched
 # (bytes only), peak RSS (VmHWM).
 # Goals (issue 19): frame time p99 < 16 ms while loading, peak RSS < 400 MB, no decode of a tile never on screen
 # (decoded <= ever on screen).
@@ -67,13 +68,13 @@ python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]
 print()
-print("| entry | frames | frame p50 ms | frame p99 ms | frame max ms | gap p99 ms | gaps > 2 frames | started | cancelled | loaded | on screen | decoded | prefetched | peak RSS MB |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| entry | frames | frame p50 ms | frame p99 ms | frame max ms | gap p99 ms | gaps > 2 frames | started | cancelled | loaded | shown | on screen | decoded | prefetched | peak RSS MB |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for name in ("cold", "warm", "still"):
     r = json.load(open(f"{work}/{name}.json"))
     f, c = r["frames"], r["counts"]
     print(f"| {name} | {f['frames']} | {f['workP50Milliseconds']:.2f} | {f['workP99Milliseconds']:.2f} | "
           f"{f['workMaxMilliseconds']:.1f} | {f['intervalP99Milliseconds']:.1f} | {f['longGaps']} | {c['started']} | "
-          f"{c['cancelled']} | {c['loaded']} | {c['everVisible']} | {r['imagesDecoded']} | {c['prefetchRequested']} | "
+          f"{c['cancelled']} | {c['loaded']} | {c.get('shown', '-')} | {c['everVisible']} | {r['imagesDecoded']} | {c['prefetchRequested']} | "
           f"{r['peakRSSMegabytes']} |")
 PY

@@ -45,6 +45,13 @@ public enum GTKMainContext {
         enqueue(priority: G_PRIORITY_DEFAULT_IDLE, body)
     }
 
+    /// Runs `body` on the GTK main context right after the frame being made now and before the next one (GLib's
+    /// high idle priority, above GTK's redraw): for work a frame-clock tick asks for that should not lengthen
+    /// that frame, yet must not wait behind other idle work.
+    package static func performAfterFrame(_ body: @escaping @Sendable () -> Void) {
+        enqueue(priority: G_PRIORITY_HIGH_IDLE, body)
+    }
+
     /// Queues `body` on the GTK main context at `priority`.
     private static func enqueue(priority: Int32, _ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Work(body)).toOpaque()

@@ -47,6 +47,7 @@ struct GalleryCommandTests {
         let report = try Self.report(scratch.path("report.json"))
         let counts = try #require(report["counts"] as? [String: Int])
         #expect(counts["everVisible"] == 16 && counts["started"] == 16 && counts["loaded"] == 16, "\(counts)")
+        #expect(counts["shown"] == 16, "\(counts)")
         #expect(counts["prefetchRequested"] == 4, "\(counts)")
         // Only what was shown was decoded: the prefetched row went to disk as bytes.
         #expect(report["imagesDecoded"] as? Int == 16, "\(report)")
@@ -111,8 +112,8 @@ struct GalleryCommandTests {
         #expect(run.status == 0, "\(run.stderr)")
         let counts = try #require(try Self.report(scratch.path("report.json"))["counts"] as? [String: Int])
         #expect((counts["cancelled"] ?? 0) >= 20 && counts["everVisible"] == 60, "\(counts)")
-        // Released, the last screen's 16 tiles load.
-        #expect(counts["loaded"] == 16, "\(counts)")
+        // Released, the last screen's 16 tiles load; none of the tiles scrolled past got its image.
+        #expect(counts["loaded"] == 16 && counts["shown"] == 16, "\(counts)")
     }
 
     @Test func aScreenshotSeriesIsNumberedAndTimedFromTheFirstFrame() async throws {

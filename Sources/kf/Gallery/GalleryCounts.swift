@@ -5,6 +5,9 @@ struct GalleryCounts: Codable {
     /// Loads started (each on screen when it started).
     var started = 0
     var loaded = 0
+    /// Loads whose image reached their cell: the loaded ones, and those whose image came (and began its
+    /// transition) before the cell left the screen.
+    var shown = 0
     var failed = 0
     /// Loads cancelled because their cell left the screen first.
     var cancelled = 0

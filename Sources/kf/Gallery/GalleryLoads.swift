@@ -112,6 +112,7 @@ final class GalleryLoads {
         switch result {
         case .success(let loaded):
             counts.loaded += 1
+            if cell.state == .loading { counts.shown += 1 }
             counts.widestImagePixels = max(counts.widestImagePixels, loaded.image.pixelWidth)
         case .failure(let error) where error.isTaskCancelled:
             cell.state = .idle
@@ -128,6 +129,7 @@ final class GalleryLoads {
         // Its image came and is fading in (the completion comes after the transition): nothing left to cancel.
         if let shown = cell.view.image, shown !== settings.placeholder {
             cell.state = .shown
+            counts.shown += 1
             return
         }
         cell.generation += 1

@@ -65,10 +65,17 @@ final class GalleryRunner {
         let elapsed = Double(frameTime - (firstFrame ?? frameTime)) / 1_000_000
         if let seconds = schedule.scrollSeconds, scrollEnded == nil {
             let atBottom = window.scroll(toward: seconds > 0 ? elapsed / seconds : 1)
-            // The loads see every position the script passes (on a busy machine frames come late, and the idle
-            // refresh later still); at the bottom, the last position's rows start before the check below.
-            loads.refresh()
-            if atBottom { scrollEnded = elapsed }
+            // The loads see every position the script passes: right after this frame and before the next (on a
+            // busy machine the idle refresh would come too late, and rows would be skipped), not inside it, where
+            // their starts would count as this frame's work, which a scroll's idle refresh is not. At the bottom,
+            // the last position's rows start now, before the check below.
+            if atBottom {
+                loads.refresh()
+                scrollEnded = elapsed
+            } else {
+                let loads = GTKThreadBound(loads)
+                GTKMainContext.performAfterFrame { loads.value.refresh() }
+            }
         }
         elapsedNow = elapsed
         if quit { return false }
