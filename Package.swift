@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "KingfisherServer", targets: ["KingfisherServer"]),
         .library(name: "KingfisherGTK", targets: ["KingfisherGTK"]),
         .executable(name: "kf", targets: ["kf"]),
+        .executable(name: "kf-gallery", targets: ["KfGallery"]),
+        .executable(name: "kf-view", targets: ["KfView"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -119,26 +121,61 @@ let package = Package(
             dependencies: ["KingfisherLocking", "Kingfisher", "CGtk"],
             swiftSettings: strictSettings
         ),
+        // What the `kf` commands share: their options, the session they retrieve through, files, failures, the console.
+        .target(
+            name: "KfCommandKit",
+            dependencies: [
+                "KingfisherLocking",
+                "Kingfisher",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `kf`: libvips and the system's libraries, nothing of GTK or chafa. `kf gallery` and `kf view` run the
+        // executables below when they are installed beside it or on PATH.
         .executableTarget(
             name: "kf",
             dependencies: [
                 "KingfisherLocking",
                 "Kingfisher",
-                "KingfisherTerminal",
-                "KingfisherTestSupport",  // the loopback server `kf demo` serves its sample images from
+                "KfCommandKit",
                 "KingfisherServer",
-                "KingfisherGTK",
-                "CGtk",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `kf gallery`: the GTK 4 window.
+        .executableTarget(
+            name: "KfGallery",
+            dependencies: [
+                "KingfisherLocking", "Kingfisher", "KfCommandKit", "KingfisherGTK", "CGtk",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `kf view`: images in the terminal, drawn with libchafa.
+        .executableTarget(
+            name: "KfView",
+            dependencies: [
+                "KingfisherLocking", "Kingfisher", "KfCommandKit", "KingfisherTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -198,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "KfCommandTests",
             dependencies: [
-                "KingfisherLocking", "kf", "ThumbnailService", "Kingfisher", "KingfisherTestSupport", "KingfisherServer",
+                "KingfisherLocking", "kf", "KfGallery", "KfView", "ThumbnailService", "Kingfisher", "KingfisherTestSupport", "KingfisherServer",
             ],
             swiftSettings: strictSettings
         ),

@@ -30,7 +30,7 @@ source "$ROOT/Benchmarks/lib/wallpapers.sh"
 
 require_wallpaper_origin xvfb-run:"xvfb xauth"
 
-build_kf_release
+build_kf_release kf-gallery
 
 WORK="$(mktemp -d -t kf-gallery-bench.XXXXXX)"
 chmod 755 "$WORK"

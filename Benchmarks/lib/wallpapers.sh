@@ -4,8 +4,9 @@
 #   require_wallpaper_origin [COMMAND:PACKAGES]...
 #                                 # installs the photos, nginx and curl where missing, and PACKAGES (space-separated)
 #                                 # for each COMMAND not found
-#   build_kf_release              # builds kf (release) under $ROOT and sets KF to it (KF_BINARY=PATH: uses
-#                                 # that kf instead, e.g. another commit's build for an A/B)
+#   build_kf_release [PRODUCT...] # builds kf (release) under $ROOT, and the PRODUCTs kf runs (kf-gallery,
+#                                 # kf-view), and sets KF to it (KF_BINARY=PATH: uses that kf instead, e.g. another
+#                                 # commit's build for an A/B; its helpers are the ones beside it)
 #   link_wallpapers DIR [COPIES]  # links the photos (JPEGs over 20 KB, under */images/) into DIR as NN.jpg, or
 #                                 # C-NN.jpg for each of COPIES copies when COPIES > 1
 #   free_port                     # prints a free TCP port on 127.0.0.1
@@ -36,8 +37,11 @@ build_kf_release() {
         echo "== kf: $KF"
         return
     fi
-    echo "== building kf (release)"
-    (cd "$ROOT" && swift build -c release --product kf 2>&1 | grep -E "error|Build" | tail -2)
+    local product
+    for product in kf "$@"; do
+        echo "== building $product (release)"
+        (cd "$ROOT" && swift build -c release --product "$product" 2>&1 | grep -E "error|Build" | tail -2)
+    done
     KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
 }
 

@@ -27,11 +27,17 @@ enum Kf {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("kf")
     }
 
-    /// Runs `kf arguments...` in `directory`, with standard input from `stdin` and `environment` added to the
-    /// test's, and waits for it. `standardOutput` replaces the captured standard output (whose text is then empty).
+    /// A product SwiftPM built beside `kf` (`kf-gallery`, `kf-view`).
+    static func product(_ name: String) -> URL {
+        executable.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Runs `kf arguments...` (or another `executable`) in `directory`, with standard input from `stdin` and
+    /// `environment` added to the test's, and waits for it. `standardOutput` replaces the captured standard output
+    /// (whose text is then empty).
     static func run(
         _ arguments: [String], in directory: URL? = nil, stdin: String? = nil, standardOutput: FileHandle? = nil,
-        environment extra: [String: String] = [:]
+        environment extra: [String: String] = [:], executable: URL = Kf.executable
     ) async throws -> KfRun {
         let scratch = try TempDir()
         let outURL = scratch.url.appendingPathComponent("out")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KfCommandKit
 import Kingfisher
 
 /// `kf cache`: look at and tidy the disk cache.

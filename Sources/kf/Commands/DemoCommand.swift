@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import KfCommandKit
 import Kingfisher
-import KingfisherTestSupport
 
 /// `kf demo`: the whole pipeline on generated images from an in-process loopback server, twice.
 struct DemoCommand: AsyncParsableCommand {
@@ -41,14 +41,15 @@ struct DemoCommand: AsyncParsableCommand {
         }
         Console.out("Drawing the sample images...")
         let samples = try DemoImage.all()
-        let server = try await TestHTTPServer.start()
+        var answers: [String: DemoOrigin.Answer] = [:]
         for (index, sample) in samples.enumerated() {
             // Fresh for an hour, with a validator: the second round is served from the cache without a request.
             let headers = [
                 ("Content-Type", sample.contentType), ("Cache-Control", "max-age=3600"), ("ETag", "\"demo-\(index)\""),
             ]
-            server.route(sample.path, TestHTTPServer.Route(headers: headers, body: sample.data))
+            answers[sample.path] = DemoOrigin.Answer(headers: headers, body: sample.data)
         }
+        let server = try await DemoOrigin.start(serving: answers)
         Console.out("Serving them at \(server.baseURL.absoluteString) (loopback, this process only).")
 
         var cacheOptions = CacheOptions()
@@ -68,7 +69,7 @@ struct DemoCommand: AsyncParsableCommand {
         let secondRequests = server.totalHits - firstRequests
 
         await session.shutdown()
-        try? await server.shutdown()
+        await server.shutdown()
 
         let sheetURL = directory.appendingPathComponent("contact-sheet.png")
         try drawSheet(jobs: jobs, first: first, second: second, to: sheetURL)
@@ -88,7 +89,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     /// Retrieves every job at once; returns the outcomes in job order and the wall time.
-    private func round(_ jobs: [DemoJob], server: TestHTTPServer, session: CommandSession, results: URL?) async -> (
+    private func round(_ jobs: [DemoJob], server: DemoOrigin, session: CommandSession, results: URL?) async -> (
         [Outcome], Double
     ) {
         let reporter = ProgressReporter(total: jobs.count, verb: "loading")

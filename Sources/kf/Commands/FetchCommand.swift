@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KfCommandKit
 import Kingfisher
 
 /// `kf fetch`: sources through the whole pipeline (cache, download, processing) into files.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KfCommandKit
 import Kingfisher
 
 /// `kf info`: what a source is (format, pixel size, frames, bytes) and whether it is cached.

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import KfCommandKit
 import Kingfisher
-import Logging
 import KingfisherLocking
+import Logging
 
 /// `kf prefetch`: warms the disk cache for a list of sources with `ImagePrefetcher`.
 struct PrefetchCommand: AsyncParsableCommand {

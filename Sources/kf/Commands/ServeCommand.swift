@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import KfCommandKit
 import Kingfisher
 import KingfisherLocking
 import KingfisherServer

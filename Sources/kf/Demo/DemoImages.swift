@@ -1,4 +1,5 @@
 import Foundation
+import KfCommandKit
 import Kingfisher
 
 /// The sample images `kf demo` serves, drawn here pixel by pixel so the demo needs no files and no network.

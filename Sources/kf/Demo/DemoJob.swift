@@ -1,4 +1,5 @@
 import Foundation
+import KfCommandKit
 import Kingfisher
 
 /// One picture on the demo's contact sheet: a sample image through a processor chain.

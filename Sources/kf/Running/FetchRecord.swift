@@ -1,4 +1,5 @@
 import Foundation
+import KfCommandKit
 
 /// One source's outcome, as printed by `--json` (one object per line; absent values are `null`).
 struct FetchRecord: Encodable {

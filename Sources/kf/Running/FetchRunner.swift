@@ -1,4 +1,5 @@
 import Foundation
+import KfCommandKit
 import Kingfisher
 
 /// Runs sources through the manager, a few at a time, and writes each result where the user asked.

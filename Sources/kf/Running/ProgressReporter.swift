@@ -1,4 +1,5 @@
 import Foundation
+import KfCommandKit
 import KingfisherLocking
 
 #if canImport(Glibc)

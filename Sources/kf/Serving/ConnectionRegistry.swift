@@ -1,3 +1,4 @@
+import KfCommandKit
 import KingfisherLocking
 import NIOCore
 

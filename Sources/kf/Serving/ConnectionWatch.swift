@@ -1,3 +1,4 @@
+import KfCommandKit
 import NIOCore
 
 /// The first handler of a connection: registers it with the ``ConnectionRegistry`` (which may refuse it, or close

@@ -1,4 +1,5 @@
 import HummingbirdCore
+import KfCommandKit
 import Logging
 import NIOCore
 import NIOHTTP1

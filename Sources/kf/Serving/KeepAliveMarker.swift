@@ -1,3 +1,4 @@
+import KfCommandKit
 import NIOCore
 import NIOHTTP1
 
