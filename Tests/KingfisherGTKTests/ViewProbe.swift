@@ -38,11 +38,23 @@ enum ViewProbe {
         return (pixels, Int(width), Int(height))
     }
 
+    /// A cache of its own, in a directory of this test process's that is removed when the process exits (the
+    /// caches outlive the tests that made them: writes not waited for may still land).
     static func temporaryCache() throws -> ImageCache {
         try ImageCache(
-            name: "gtk-test",
-            cacheDirectoryURL: FileManager.default.temporaryDirectory
-                .appendingPathComponent("kf-gtk-\(UUID().uuidString)"))
+            name: "gtk-test", cacheDirectoryURL: scratch.appendingPathComponent(UUID().uuidString, isDirectory: true))
+    }
+
+    /// The directory, made known to the exit handler on first use.
+    private static let scratch: URL = {
+        atexit { try? FileManager.default.removeItem(at: ViewProbe.scratchPath) }
+        return scratchPath
+    }()
+
+    /// This process's directory (computed, so the exit handler captures nothing).
+    private static var scratchPath: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kf-gtk-tests-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
     }
 
     /// The view's RGBA pixel at (x, y) as drawn now.
