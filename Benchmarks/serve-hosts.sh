@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# `kf serve` across hosts behind nginx, on one machine: network namespaces stand for the hosts (an origin, three
+# `kf serve` hosts each with its own cache, an nginx front), joined by veth pairs to a bridge in a namespace of its
+# own; every address is in 10.77.0.0/24 inside those namespaces, nothing outside them is reached. The front picks
+# the host by the image's source (`hash $kf_source consistent`, docs/SERVING.md), so every size of one original is
+# made on one host, which fetches the original once; `proxy_next_upstream` moves a request of a host that died to
+# the next one. wrk loads the front for SECONDS over the wallpaper photos x 100 widths; one `kf serve` host is
+# killed (SIGKILL) at a third of the run. Then the same with round-robin, for comparison. Root only.
+#
+#   Benchmarks/serve-hosts.sh [seconds]      # 30 s by default; from anywhere; KF_BINARY=PATH to use that kf
+#
+# Prints per run: hosts=3 requests=N failed=F origin_fetches_per_original=X
+# Goals (issue 30): F = 0, X <= 1.4 with the hash (round-robin gives about 3).
+set -euo pipefail
+
+DURATION="${1:-30}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/loopback-server.sh
+source "$ROOT/Benchmarks/lib/loopback-server.sh"
+# shellcheck source=lib/wallpapers.sh
+source "$ROOT/Benchmarks/lib/wallpapers.sh"
+[ "$(id -u)" -eq 0 ] || { echo "error: serve-hosts.sh needs root (network namespaces)" >&2; exit 1; }
+require_wallpaper_origin wrk:wrk
+build_kf_release
+
+WORK="$(mktemp -d -t kf-serve-hosts.XXXXXX)"
+chmod 755 "$WORK"
+mkdir -p "$WORK/corpus"
+link_wallpapers "$WORK/corpus"
+PHOTOS=$(ls "$WORK/corpus" | wc -l)
+TAG="k$$"  # names of this run's namespaces and links
+NET="$TAG-net"
+HOSTS=(origin s1 s2 s3 front)
+declare -A ADDRESS=([origin]=10.77.0.10 [s1]=10.77.0.11 [s2]=10.77.0.12 [s3]=10.77.0.13 [front]=10.77.0.20)
+PIDS=()
+
+stop_processes() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    PIDS=()
+}
+cleanup() {
+    stop_processes
+    for host in "${HOSTS[@]}"; do ip netns del "$TAG-$host" 2>/dev/null || true; done
+    ip netns del "$NET" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM  # so that a stop runs the cleanup too
+
+echo "== the hosts: ${HOSTS[*]} on a bridge in namespace $NET"
+ip netns add "$NET"
+ip -n "$NET" link add br0 type bridge
+ip -n "$NET" link set br0 up
+for host in "${HOSTS[@]}"; do
+    ns="$TAG-$host"
+    ip netns add "$ns"
+    ip link add "$TAG${host:0:2}b" type veth peer name "$TAG${host:0:2}h"
+    ip link set "$TAG${host:0:2}b" netns "$NET"
+    ip link set "$TAG${host:0:2}h" netns "$ns"
+    ip -n "$NET" link set "$TAG${host:0:2}b" master br0 up
+    ip -n "$ns" link set "$TAG${host:0:2}h" name eth0
+    ip -n "$ns" addr add "${ADDRESS[$host]}/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+done
+# (Started in the background, a command is run with `ip netns exec` itself, not through a function: `$!` is then
+# the command's own process, which `kill` stops.)
+in_host() { local host=$1; shift; ip netns exec "$TAG-$host" "$@"; }
+
+# The origin: nginx serving the photos, logging each path it is asked for.
+mkdir -p "$WORK/origin"
+cat >"$WORK/origin/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $WORK/origin/nginx.pid;
+error_log $WORK/origin/error.log;
+events { worker_connections 1024; }
+http {
+    log_format path '\$uri';
+    access_log $WORK/origin/access.log path;
+    server {
+        listen ${ADDRESS[origin]}:8080;
+        root $WORK/corpus;
+        add_header Cache-Control "max-age=3600" always;
+    }
+}
+CONF
+ORIGIN="${ADDRESS[origin]}:8080"
+
+# The front: nginx choosing the host, by the image's source or round-robin.
+front_config() { # POLICY (hash | round-robin)
+    local balance=""
+    [ "$1" = hash ] && balance='hash $kf_source consistent;'
+    cat >"$WORK/front/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $WORK/front/nginx.pid;
+error_log $WORK/front/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    # The image's source: what follows thumbor's signature and options (docs/SERVING.md).
+    map \$uri \$kf_source {
+        "~^/[^/]+(?:/(?:meta|trim(?::[^/]*)?|\\d+x\\d+:\\d+x\\d+|(?:full-|adaptive-)?fit-in|-?\\d*x-?\\d*|left|center|right|top|middle|bottom|smart|filters:[^/]*))*/(?<source>.+)\$" \$source;
+        default \$uri;
+    }
+    upstream kf_serve {
+        $balance
+        server ${ADDRESS[s1]}:8888 max_fails=1 fail_timeout=30s;
+        server ${ADDRESS[s2]}:8888 max_fails=1 fail_timeout=30s;
+        server ${ADDRESS[s3]}:8888 max_fails=1 fail_timeout=30s;
+        keepalive 32;
+    }
+    server {
+        listen ${ADDRESS[front]}:8080;
+        location / {
+            proxy_pass http://kf_serve;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_next_upstream error timeout http_502 http_503 http_504;
+            proxy_next_upstream_tries 3;
+            proxy_connect_timeout 1s;
+            proxy_read_timeout 30s;
+        }
+    }
+}
+CONF
+}
+
+cat >"$WORK/load.lua" <<LUA
+local photos = $PHOTOS
+local origin = "$ORIGIN"
+local counter = 0
+failures = 0  -- a global: wrk's done() reads it from each thread
+local threads = {}
+setup = function(thread) table.insert(threads, thread) end
+init = function() failures = 0 end
+request = function()
+    local i = counter
+    counter = counter + 1
+    local width = 256 - (math.floor(i / photos) % 100)
+    return wrk.format("GET", string.format("/unsafe/fit-in/%dx256/%s/%02d.jpg", width, origin, i % photos))
+end
+response = function(status, headers, body)
+    if status ~= 200 then failures = failures + 1 end
+end
+done = function(summary, latency, requests)
+    local total = 0
+    for _, thread in ipairs(threads) do total = total + thread:get("failures") end
+    local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+    io.write(string.format("requests=%d failed=%d\n", summary.requests, total + errors))
+end
+LUA
+
+wait_in() { # HOST URL: until URL answers from inside HOST (30 s at most)
+    for _ in $(seq 1 150); do
+        in_host "$1" curl -fsS -o /dev/null "$2" 2>/dev/null && return 0
+        sleep 0.2
+    done
+    echo "error: $2 did not answer" >&2
+    return 1
+}
+
+run() { # POLICY
+    local policy=$1
+    rm -rf "$WORK/front" "$WORK"/cache-*
+    mkdir -p "$WORK/front"
+    : >"$WORK/origin/access.log"
+    ip netns exec "$TAG-origin" nginx -c "$WORK/origin/nginx.conf" -p "$WORK/origin" &
+    PIDS+=($!)
+    local serving=()
+    for host in s1 s2 s3; do
+        ip netns exec "$TAG-$host" "$KF" serve --host "${ADDRESS[$host]}" --port 8888 --unsafe --allow-source "$ORIGIN" \
+            --cache-dir "$WORK/cache-$host" --log-level error >"$WORK/$host.log" 2>&1 &
+        PIDS+=($!)
+        serving+=($!)
+    done
+    front_config "$policy"
+    ip netns exec "$TAG-front" nginx -c "$WORK/front/nginx.conf" -p "$WORK/front" &
+    PIDS+=($!)
+    wait_in front "http://${ADDRESS[origin]}:8080/00.jpg"
+    for host in s1 s2 s3; do wait_in front "http://${ADDRESS[$host]}:8888/healthz"; done
+    wait_in front "http://${ADDRESS[front]}:8080/healthz"
+    : >"$WORK/origin/access.log"  # the probes' requests do not count
+
+    ip netns exec "$TAG-front" wrk -t2 -c16 -d"${DURATION}s" -s "$WORK/load.lua" "http://${ADDRESS[front]}:8080" \
+        >"$WORK/wrk-$policy.txt" 2>&1 &
+    local load=$!
+    sleep $((DURATION / 3))
+    kill -9 "${serving[0]}"
+    wait "${serving[0]}" 2>/dev/null || true
+    wait "$load" || true
+    stop_processes
+    local counts
+    counts="$(grep -E '^requests=' "$WORK/wrk-$policy.txt" || echo "requests=0 failed=-1")"
+    local fetches originals
+    fetches=$(grep -c '\.jpg$' "$WORK/origin/access.log" || true)
+    originals=$(grep '\.jpg$' "$WORK/origin/access.log" | sort -u | wc -l)
+    python3 -c "import sys; f, o = int(sys.argv[1]), int(sys.argv[2]); print(f'{sys.argv[3]}: hosts=3 {sys.argv[4]} origin_fetches_per_original={f / o if o else 0:.2f}')" \
+        "$fetches" "$originals" "$policy" "$counts"
+}
+
+echo "== ${DURATION}s of wrk against the front; kf serve host s1 killed at $((DURATION / 3))s"
+run hash
+run round-robin
