@@ -235,7 +235,8 @@ let package = Package(
         .testTarget(
             name: "KfCommandTests",
             dependencies: [
-                "KingfisherLocking", "kf", "KfGallery", "KfView", "ThumbnailService", "Kingfisher", "KingfisherTestSupport", "KingfisherServer",
+                "KingfisherLocking", "kf", "KfGallery", "KfView", "ThumbnailService", "Kingfisher",
+                "KingfisherTestSupport", "KingfisherServer",
             ],
             swiftSettings: strictSettings
         ),
