@@ -99,13 +99,10 @@ PIDS+=("$FRONT_PID")
 wait_for "http://127.0.0.1:$FRONT/unsafe/fit-in/16x16/127.0.0.1:$PORT/00.jpg"
 
 cat >"$WORK/load.lua" <<EOF
+dofile("$ROOT/Benchmarks/lib/wrk-failures.lua")
 local photos = $PHOTOS
 local origin = "127.0.0.1:$PORT"
 local counter = 0
-failures = 0  -- a global: wrk's done() reads it from each thread
-local threads = {}
-setup = function(thread) table.insert(threads, thread) end
-init = function() failures = 0 end
 request = function()
     local i = counter
     counter = counter + 1
@@ -114,16 +111,6 @@ request = function()
     local headers = {}
     if math.floor(i / photos) % 2 == 1 then headers["Accept"] = "image/webp,image/*;q=0.8" end
     return wrk.format("GET", string.format("/unsafe/fit-in/%dx256/%s/%02d.jpg", width, origin, photo), headers)
-end
-response = function(status, headers, body)
-    if status ~= 200 then failures = failures + 1 end
-end
-done = function(summary, latency, requests)
-    local total = 0
-    for _, thread in ipairs(threads) do total = total + thread:get("failures") end
-    io.write(string.format("requests %d, failed (not 200) %d, socket errors %d connect %d read %d write %d timeout\n",
-        summary.requests, total, summary.errors.connect, summary.errors.read, summary.errors.write,
-        summary.errors.timeout))
 end
 EOF
 

@@ -68,14 +68,19 @@ done
 # the command's own process, which `kill` stops.)
 in_host() { local host=$1; shift; ip netns exec "$TAG-$host" "$@"; }
 
-# The origin: nginx serving the photos, logging each path it is asked for.
-mkdir -p "$WORK/origin"
-cat >"$WORK/origin/nginx.conf" <<CONF
+nginx_head() { # DIR: the top of an nginx configuration running in the foreground, its files in DIR
+    cat <<CONF
 worker_processes 1;
 daemon off;
-pid $WORK/origin/nginx.pid;
-error_log $WORK/origin/error.log;
+pid $1/nginx.pid;
+error_log $1/error.log;
 events { worker_connections 1024; }
+CONF
+}
+
+# The origin: nginx serving the photos, logging each path it is asked for.
+mkdir -p "$WORK/origin"
+{ nginx_head "$WORK/origin" && cat <<CONF; } >"$WORK/origin/nginx.conf"
 http {
     log_format path '\$uri';
     access_log $WORK/origin/access.log path;
@@ -92,12 +97,7 @@ ORIGIN="${ADDRESS[origin]}:8080"
 front_config() { # POLICY (hash | round-robin)
     local balance=""
     [ "$1" = hash ] && balance='hash $kf_source consistent;'
-    cat >"$WORK/front/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $WORK/front/nginx.pid;
-error_log $WORK/front/error.log;
-events { worker_connections 1024; }
+    { nginx_head "$WORK/front" && cat <<CONF; } >"$WORK/front/nginx.conf"
 http {
     access_log off;
     # The image's source: what follows thumbor's signature and options (docs/SERVING.md).
@@ -129,38 +129,18 @@ CONF
 }
 
 cat >"$WORK/load.lua" <<LUA
+dofile("$ROOT/Benchmarks/lib/wrk-failures.lua")
 local photos = $PHOTOS
 local origin = "$ORIGIN"
 local counter = 0
-failures = 0  -- a global: wrk's done() reads it from each thread
-local threads = {}
-setup = function(thread) table.insert(threads, thread) end
-init = function() failures = 0 end
 request = function()
     local i = counter
     counter = counter + 1
     local width = 256 - (math.floor(i / photos) % 100)
     return wrk.format("GET", string.format("/unsafe/fit-in/%dx256/%s/%02d.jpg", width, origin, i % photos))
 end
-response = function(status, headers, body)
-    if status ~= 200 then failures = failures + 1 end
-end
-done = function(summary, latency, requests)
-    local total = 0
-    for _, thread in ipairs(threads) do total = total + thread:get("failures") end
-    local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
-    io.write(string.format("requests=%d failed=%d\n", summary.requests, total + errors))
-end
 LUA
 
-wait_in() { # HOST URL: until URL answers from inside HOST (30 s at most)
-    for _ in $(seq 1 150); do
-        in_host "$1" curl -fsS -o /dev/null "$2" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    echo "error: $2 did not answer" >&2
-    return 1
-}
 
 run() { # POLICY
     local policy=$1
@@ -179,9 +159,9 @@ run() { # POLICY
     front_config "$policy"
     ip netns exec "$TAG-front" nginx -c "$WORK/front/nginx.conf" -p "$WORK/front" &
     PIDS+=($!)
-    wait_in front "http://${ADDRESS[origin]}:8080/00.jpg"
-    for host in s1 s2 s3; do wait_in front "http://${ADDRESS[$host]}:8888/healthz"; done
-    wait_in front "http://${ADDRESS[front]}:8080/healthz"
+    wait_for "http://${ADDRESS[origin]}:8080/00.jpg" in_host front
+    for host in s1 s2 s3; do wait_for "http://${ADDRESS[$host]}:8888/healthz" in_host front; done
+    wait_for "http://${ADDRESS[front]}:8080/healthz" in_host front
     : >"$WORK/origin/access.log"  # the probes' requests do not count
 
     ip netns exec "$TAG-front" wrk -t2 -c16 -d"${DURATION}s" -s "$WORK/load.lua" "http://${ADDRESS[front]}:8080" \
@@ -193,7 +173,7 @@ run() { # POLICY
     wait "$load" || true
     stop_processes
     local counts
-    counts="$(grep -E '^requests=' "$WORK/wrk-$policy.txt" || echo "requests=0 failed=-1")"
+    counts="$(grep -oE '^requests=[0-9]+ failed=[0-9]+' "$WORK/wrk-$policy.txt" || echo "requests=0 failed=-1")"
     local fetches originals
     fetches=$(grep -c '\.jpg$' "$WORK/origin/access.log" || true)
     originals=$(grep '\.jpg$' "$WORK/origin/access.log" | sort -u | wc -l)

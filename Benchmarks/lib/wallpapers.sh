@@ -10,7 +10,8 @@
 #   link_wallpapers DIR [COPIES]  # links the photos (JPEGs over 20 KB, under */images/) into DIR as NN.jpg, or
 #                                 # C-NN.jpg for each of COPIES copies when COPIES > 1
 #   free_port                     # prints a free TCP port on 127.0.0.1
-#   wait_for URL                  # returns once URL answers 2xx (30 s at most)
+#   wait_for URL [PREFIX...]      # returns once URL answers 2xx (30 s at most); PREFIX runs curl (e.g. in a
+#                                 # network namespace: ip netns exec NS)
 
 install_missing() {
     [ $# -gt 0 ] || return 0
@@ -67,7 +68,9 @@ free_port() {
 }
 
 wait_for() {
-    for _ in $(seq 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
+    local url=$1
+    shift
+    for _ in $(seq 300); do "$@" curl -sf -o /dev/null "$url" && return 0; sleep 0.1; done
     echo "no answer from $1" >&2
     return 1
 }
