@@ -44,18 +44,9 @@ extension ImageDownloader {
     func downloadLivePhotoResource(
         with url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?
     ) async throws -> LivePhotoResourceDownloadingResult {
-        let started = Locked<DownloadTask?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withSanitizedCheckedThrowingContinuation { continuation in
-                let task = downloadLivePhotoResource(
-                    with: url, options: options, progressBlock: progressBlock
-                ) { continuation.resume(with: $0) }
-                started.withLock { $0 = task }
-                if Task.isCancelled { task.cancel() }
-            }
-        } onCancel: {
-            started.withLock { $0 }?.cancel()
-        }
+        let loaded = try await downloadImage(
+            with: url, options: LivePhotoImageProcessor.options(options), progressBlock: progressBlock)
+        return LivePhotoResourceDownloadingResult(originalData: loaded.originalData, url: loaded.url)
     }
 
     private func downloadLivePhotoResource(

@@ -42,12 +42,13 @@ final class DecodeLane: Sendable {
     /// Runs `job` on one of the pool's threads once the limiter lets it, even when the calling task is cancelled
     /// meanwhile.
     func run<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T {
-        await limiter.withPermitIgnoringCancellation { await hand(job) }
+        await limiter.withPermitIgnoringCancellation { await onThread(job) }
     }
 
     /// Runs `job` on one of the pool's threads once the limiter lets it; `nil`, and `job` never runs, when the
-    /// calling task is cancelled, or `stop` stopped, before that. A caller cancelled while `job` runs leaves at once
-    /// (`nil`): the job finishes on its thread, holding its permit until then, and its value is dropped.
+    /// calling task is cancelled, or `stop` stopped, before that. A job that started runs to its end on its thread
+    /// (the caller's task runs it there), holding its permit; its value is dropped (`nil`) when the caller was
+    /// cancelled meanwhile. Callers that must leave at once wait for it through ``SharedWork``.
     func runUnlessCancelled<T: Sendable>(
         stoppedBy stop: PermitStop? = nil, _ job: @escaping @Sendable () -> T
     ) async -> T? {
@@ -58,28 +59,14 @@ final class DecodeLane: Sendable {
             counts.withLock { $0.left += 1 }
             return nil
         }
-        counts.withLock { $0.started += 1 }
-        let waiter = Locked<CheckedContinuation<T?, Never>?>(nil)
-        let answer: @Sendable (T?) -> Void = { value in waiter.withLock { $0.take() }?.resume(returning: value) }
-        return await withTaskCancellationHandler {
-            await withSanitizedCheckedContinuation { continuation in
-                waiter.withLock { $0 = continuation }
-                pool.submit {
-                    let value = job()
-                    permit.release()
-                    answer(value)
-                }
-                if Task.isCancelled { answer(nil) }
-            }
-        } onCancel: {
-            answer(nil)
-        }
+        defer { permit.release() }
+        let value = await onThread(job)
+        return Task.isCancelled ? nil : value
     }
 
-    private func hand<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T {
+    /// Runs `job` in the calling task, moved to one of the pool's threads for it.
+    private func onThread<T: Sendable>(_ job: @Sendable () -> T) async -> T {
         counts.withLock { $0.started += 1 }
-        return await withSanitizedCheckedContinuation { continuation in
-            pool.submit { continuation.resume(returning: job()) }
-        }
+        return await withTaskExecutorPreference(pool) { job() }
     }
 }

@@ -123,10 +123,8 @@ final class DecodeStage: Sendable {
     }
 
     private func hand<T: Sendable>(_ work: @escaping @Sendable () -> T, to queue: CallbackQueue?) async -> T {
-        guard let queue, queue.runsElsewhere else { return await lane.run(work) }
-        return await withSanitizedCheckedContinuation { continuation in
-            queue.execute { continuation.resume(returning: work()) }
-        }
+        guard let executor = queue.flatMap(CallbackQueueExecutor.init) else { return await lane.run(work) }
+        return await withTaskExecutorPreference(executor) { work() }
     }
 
     private func handUnlessCancelled<T: Sendable>(

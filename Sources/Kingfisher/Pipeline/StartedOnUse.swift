@@ -4,7 +4,10 @@ import NIOPosix
 /// A thread pool that starts with its first job, so an owner that never uses it costs no threads, and stops when
 /// it goes. Asked for more threads, it starts a larger pool for the jobs to come; the jobs on the old one finish
 /// there.
-final class StartedOnUse: Sendable {
+///
+/// It is a task executor too: code that prefers it (`withTaskExecutorPreference(pool) { ... }`) runs on its
+/// threads, so a task moves to a thread for CPU-bound work and back without a callback or a continuation.
+final class StartedOnUse: TaskExecutor, Sendable {
     private let state: Locked<(pool: NIOThreadPool?, threads: Int)>
     private let wanted: Locked<Int>
 
@@ -26,6 +29,13 @@ final class StartedOnUse: Sendable {
     /// Runs `job` on one of the threads.
     func submit(_ job: @escaping @Sendable () -> Void) {
         currentPool().submit { _ in job() }
+    }
+
+    /// Runs a step of a task that prefers this executor on one of the threads.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let step = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        currentPool().submit { _ in step.runSynchronously(on: executor) }
     }
 
     private func currentPool() -> NIOThreadPool {

@@ -65,10 +65,11 @@ struct PipelineOwnershipTests {
     }
 }
 
-/// A decode whose caller left while it ran still holds its thread: the next job waits for it to end.
+/// A decode whose caller left while it ran still holds its thread: the next job waits for it to end, and the
+/// abandoned caller's value is dropped.
 @Suite(.timeLimit(.minutes(1)))
 struct AbandonedRunningDecodeTests {
-    @Test func aJobWhoseCallerLeftKeepsItsPermitUntilItEnds() async throws {
+    @Test func aJobWhoseCallerLeftKeepsItsPermitUntilItEndsAndItsValueIsDropped() async throws {
         let lane = DecodeLane(threads: 1)
         let gate = DispatchSemaphore(value: 0)
         let started = Locked(false)
@@ -82,13 +83,21 @@ struct AbandonedRunningDecodeTests {
         }
         #expect(await eventually(timeout: 40) { started.withLock { $0 } })
         abandoned.cancel()
-        #expect(await abandoned.value == nil)
         // When another job asks for the thread, it waits: the abandoned one still runs
         let next = Task { await lane.run { 2 } }
         #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
-        // and runs once the abandoned one has ended
+        // and runs once the abandoned one has ended, whose caller gets nothing
         gate.signal()
+        #expect(await abandoned.value == nil)
         #expect(await next.value == 2)
         #expect(lane.waitingCount == 0)
+    }
+
+    @Test func jobsRunOnTheLanesThreadsNotTheCallersPool() async {
+        let lane = DecodeLane(threads: 2)
+        let names = await lane.run { Thread.current.name ?? "" }
+        let unlimited = await lane.runUnlessCancelled { Thread.current.name ?? "" }
+        #expect(names.hasPrefix("TP-"))
+        #expect(unlimited?.hasPrefix("TP-") == true)
     }
 }

@@ -29,23 +29,22 @@ public struct LocalFileImageDataProvider: ImageDataProvider {
 
     /// Reads the file on ``loadingQueue`` and hands its bytes, or the error, to `handler` there.
     public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
-        let url = fileURL
-        let provider = self
-        loadingQueue.execute {
-            handler(
-                Result { try Data(contentsOf: url) }.mapError { error in
-                    KingfisherError.imageSettingError(reason: .dataProviderError(provider: provider, error: error))
-                })
+        loadingQueue.execute { [self] in handler(read()) }
+    }
+
+    /// The file's bytes, read on ``loadingQueue`` (the calling task moves there for the read). Throws
+    /// `KingfisherError.imageSettingError(.dataProviderError)` wrapping the file error when it cannot be read
+    /// (missing, a directory, no permission).
+    public var data: Data {
+        get async throws {
+            guard let executor = CallbackQueueExecutor(loadingQueue) else { return try read().get() }
+            return try await withTaskExecutorPreference(executor) { try read().get() }
         }
     }
 
-    /// The file's bytes, read on ``loadingQueue``. Throws `KingfisherError.imageSettingError(.dataProviderError)`
-    /// wrapping the file error when it cannot be read (missing, a directory, no permission).
-    public var data: Data {
-        get async throws {
-            try await withSanitizedCheckedThrowingContinuation { continuation in
-                data { continuation.resume(with: $0) }
-            }
+    private func read() -> Result<Data, any Error> {
+        Result { try Data(contentsOf: fileURL) }.mapError { error in
+            KingfisherError.imageSettingError(reason: .dataProviderError(provider: self, error: error))
         }
     }
 
