@@ -23,6 +23,9 @@ final class ImagePipeline: Sendable {
     let providerLoads = SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>()
     /// Disk stores in progress: concurrent retrievals storing one image under one key encode and write it once.
     let diskStores = SharedWork<DiskStoreKey, StoreOutcome>()
+    /// `stale-while-revalidate` revalidations in progress, which run with nobody waiting: one per cached entry at
+    /// a time, however many stale hits ask for it.
+    let revalidations = SharedWork<RevalidationKey, Void>()
 
     init(configuration: Configuration) {
         state = Locked(configuration)

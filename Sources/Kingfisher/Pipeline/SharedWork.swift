@@ -4,7 +4,7 @@ import KingfisherLocking
 /// arriving while it runs wait for the same value, and the key is free again once the value is handed out.
 ///
 /// A caller whose task is cancelled stops waiting at once (it gets `nil`); the work itself is cancelled only when
-/// every waiter has gone. The work runs in a task of its own at the priority of the caller that started it, escalated
+/// every waiter has gone (work begun by ``start(for:priority:_:)`` runs to its end regardless). The work runs in a task of its own at the priority of the caller that started it, escalated
 /// to a joining caller's priority when that is higher: shared work runs at the highest priority of its waiters.
 package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
@@ -14,6 +14,8 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
         /// The highest priority of the callers that asked for it.
         var priority: TaskPriority
         var waiters: [Int: CheckedContinuation<Value?, Never>] = [:]
+        /// Started by ``SharedWork/start(for:priority:_:)``: it runs to its end with or without waiters.
+        var isKept = false
     }
 
     private struct State {
@@ -61,19 +63,7 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
                     return (state.started, nil)
                 }
                 if let generation {
-                    let task = Task(priority: priority) { [self] in finish(key, generation, with: await work()) }
-                    let attached = state.withLock { state -> TaskPriority? in
-                        guard state.entries[key]?.generation == generation else { return nil }
-                        state.entries[key]?.work = task
-                        return state.entries[key]?.priority
-                    }
-                    if let attached {
-                        // A caller of higher priority joined before the task was recorded.
-                        if attached > priority { task.escalatePriority(to: attached) }
-                    } else {
-                        // Every waiter left before the work was recorded.
-                        task.cancel()
-                    }
+                    launch(key, generation, priority: priority, work)
                 } else {
                     joined?()
                     escalate?.escalatePriority(to: priority)
@@ -82,6 +72,43 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
             }
         } onCancel: {
             leave(key, id)
+        }
+    }
+
+    /// Starts the work for `key` unless it runs already, and lets it run to its end whether or not anyone waits
+    /// for it (a background revalidation): callers of ``value(for:_:)`` for `key` meanwhile join it.
+    package func start(
+        for key: Key, priority: TaskPriority = .utility, _ work: @escaping @Sendable () async -> Value
+    ) {
+        let generation = state.withLock { state -> Int? in
+            if state.entries[key] != nil {
+                state.entries[key]?.isKept = true
+                return nil
+            }
+            state.started += 1
+            state.entries[key] = Entry(generation: state.started, priority: priority, isKept: true)
+            return state.started
+        }
+        if let generation { launch(key, generation, priority: priority, work) }
+    }
+
+    /// Runs started work in a task of its own and records it, so that a joining caller can raise its priority and
+    /// the last waiter leaving can cancel it.
+    private func launch(
+        _ key: Key, _ generation: Int, priority: TaskPriority, _ work: @escaping @Sendable () async -> Value
+    ) {
+        let task = Task(priority: priority) { [self] in finish(key, generation, with: await work()) }
+        let attached = state.withLock { state -> TaskPriority? in
+            guard state.entries[key]?.generation == generation else { return nil }
+            state.entries[key]?.work = task
+            return state.entries[key]?.priority
+        }
+        if let attached {
+            // A caller of higher priority joined before the task was recorded.
+            if attached > priority { task.escalatePriority(to: attached) }
+        } else {
+            // Every waiter left before the work was recorded.
+            task.cancel()
         }
     }
 
@@ -99,7 +126,9 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
         let (waiter, cancelled) = state.withLock {
             state -> (CheckedContinuation<Value?, Never>?, Task<Void, Never>?) in
             guard let waiter = state.entries[key]?.waiters.removeValue(forKey: id) else { return (nil, nil) }
-            guard state.entries[key]?.waiters.isEmpty == true else { return (waiter, nil) }
+            guard state.entries[key]?.waiters.isEmpty == true, state.entries[key]?.isKept == false else {
+                return (waiter, nil)
+            }
             let work = state.entries[key]?.work
             state.entries[key] = nil
             return (waiter, work)

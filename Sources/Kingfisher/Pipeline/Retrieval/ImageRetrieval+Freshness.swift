@@ -68,8 +68,9 @@ extension ImageRetrieval {
             record, forKey: key, with: response, in: targetCache, expiration: options.diskCacheExpiration)
     }
 
-    /// `stale-while-revalidate`: a conditional request in a task of its own, which stores what it finds for the
-    /// next retrievals (a concurrent retrieval of the same source shares its download).
+    /// `stale-while-revalidate`: a conditional request nobody waits for (shared work of the pipeline, one per
+    /// cached entry at a time), which stores what it finds for the next retrievals (a concurrent retrieval of the
+    /// same source shares its download).
     private func revalidateInBackground(_ resource: any Resource, record: HTTPCacheRecord) {
         var conditional = internalOptions
         conditional.waitForCache = true
@@ -80,7 +81,9 @@ extension ImageRetrieval {
         let cache = targetCache
         let expiration = options.diskCacheExpiration
         let processor = options.processor
-        Task.detached(priority: .utility) {
+        let entry = RevalidationKey(
+            cache: ObjectIdentifier(cache), key: key, processorIdentifier: processor.identifier)
+        pipeline.revalidations.start(for: entry) { [conditional] in
             let loaded = await downloader.download(
                 resource.downloadURL, options: conditional, context: context, progressBlock: nil,
                 handle: DownloadTask())
@@ -112,4 +115,11 @@ extension ImageRetrieval {
         default: return false
         }
     }
+}
+
+/// The cached entry a background revalidation refreshes.
+struct RevalidationKey: Hashable, Sendable {
+    let cache: ObjectIdentifier
+    let key: String
+    let processorIdentifier: String
 }
