@@ -156,20 +156,6 @@ extension ImageCache {
         return nil
     }
 
-    /// Writes, as an exclusive job, what `latest` returns when the write runs (nothing when it returns `nil`):
-    /// writes of one small file that changes often (an HTTP cache record) then land in order, each with the newest
-    /// content. Returns once it is written.
-    func writeLatest(
-        computedKey: String, expiration: StorageExpiration?, forcedExtension: String?,
-        latest: @escaping @Sendable () -> Data?
-    ) async {
-        await io.perform(.exclusive) {
-            guard let data = latest() else { return }
-            _ = self.writeToDisk(
-                data, forKey: computedKey, expiration: expiration, writeOptions: [], forcedExtension: forcedExtension)
-        }
-    }
-
     func writeToDisk(
         _ data: Data, forKey computedKey: String, expiration: StorageExpiration?,
         writeOptions: Data.WritingOptions, forcedExtension: String?

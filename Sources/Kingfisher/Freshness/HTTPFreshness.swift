@@ -19,26 +19,56 @@ enum HTTPFreshness {
     }
 
     /// Saves the record of a new response for `key`, listing `variants` as made from it. When the bytes differ
-    /// from the previous record's, the entries made from the old bytes are removed (memory and disk) first, so no
+    /// from the previous record's, the entries made from the old bytes are then removed (memory and disk), so no
     /// processed variant outlives the image it was made from; when they are the same, the old variants stay.
+    /// Returns once the record is written and the old entries removed.
     static func save(
         _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
         originalCache: ImageCache, expiration: StorageExpiration?
     ) async {
-        let replaced = Locked<Set<String>>([])
-        await cache.httpRecords.update(forKey: key, in: cache, expiration: expiration) { current in
+        let replaced = await cache.io.perform(.exclusive) {
+            saveNow(record, variants: variants, forKey: key, in: cache, expiration: expiration)
+        }
+        for identifier in replaced {
+            await remove(identifier, forKey: key, in: identifier.isEmpty ? originalCache : cache)
+        }
+    }
+
+    /// As ``save(_:variants:forKey:in:originalCache:expiration:)``, for a store nobody waits for: queued on the
+    /// cache's I/O threads behind every disk job submitted before it (the entries it describes), the old entries'
+    /// removals queued after it.
+    static func submitSave(
+        _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
+        originalCache: ImageCache, expiration: StorageExpiration?
+    ) {
+        cache.io.submit(.exclusive) {
+            let replaced = saveNow(record, variants: variants, forKey: key, in: cache, expiration: expiration)
+            for identifier in replaced {
+                (identifier.isEmpty ? originalCache : cache).removeImage(
+                    forKey: key, processorIdentifier: identifier, forcedExtension: nil, fromMemory: true,
+                    fromDisk: true, reporting: { _ in })
+            }
+        }
+    }
+
+    /// The record written; the variants of an older image it replaced. Blocking: runs on the cache's I/O threads,
+    /// exclusive.
+    private static func saveNow(
+        _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
+        expiration: StorageExpiration?
+    ) -> Set<String> {
+        var replaced: Set<String> = []
+        cache.httpRecords.updateNow(forKey: key, in: cache, expiration: expiration) { current in
             var new = record
             new.variants = variants
             if let current, current.contentTag == record.contentTag {
                 new.variants.formUnion(current.variants)
             } else if let current {
-                replaced.withLock { $0 = current.variants.subtracting(variants) }
+                replaced = current.variants.subtracting(variants)
             }
             current = new
         }
-        for identifier in replaced.withLock({ $0 }) {
-            await remove(identifier, forKey: key, in: identifier.isEmpty ? originalCache : cache)
-        }
+        return replaced
     }
 
     /// Adds a variant made again from a fresh cached original to the record of `key`.

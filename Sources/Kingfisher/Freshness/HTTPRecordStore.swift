@@ -18,16 +18,11 @@ final class HTTPRecordStore: Sendable {
 
     private let recent = Locked<[String: HTTPCacheRecord]>([:])
 
-    /// The record of `key` in `cache`; `nil` when there is none (or it cannot be read).
+    /// The record of `key` in `cache`; `nil` when there is none (or it cannot be read). Read on the cache's I/O
+    /// threads when it is not in memory.
     func record(forKey key: String, in cache: ImageCache) async -> HTTPCacheRecord? {
-        if let remembered = recent.withLock({ $0[key] }) { return remembered }
-        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
-        let data = await cache.io.perform {
-            try? cache.diskStorage.value(forKey: computed, forcedExtension: Self.fileExtension)
-        }
-        guard let data, let record = try? JSONDecoder().decode(HTTPCacheRecord.self, from: data) else { return nil }
-        remember(record, forKey: key)
-        return record
+        if let remembered = rememberedRecord(forKey: key) { return remembered }
+        return await cache.io.perform { self.loadRecord(forKey: key, in: cache) }
     }
 
     /// The record of `key` if it is in memory, without reading the disk.
@@ -35,33 +30,53 @@ final class HTTPRecordStore: Sendable {
         recent.withLock { $0[key] }
     }
 
+    /// The record of `key`: from memory, or read from its file and kept in memory. Blocking: runs on the cache's
+    /// I/O threads.
+    func loadRecord(forKey key: String, in cache: ImageCache) -> HTTPCacheRecord? {
+        if let remembered = rememberedRecord(forKey: key) { return remembered }
+        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
+        guard let data = try? cache.diskStorage.value(forKey: computed, forcedExtension: Self.fileExtension),
+            let record = try? JSONDecoder().decode(HTTPCacheRecord.self, from: data)
+        else { return nil }
+        remember(record, forKey: key)
+        return record
+    }
+
     /// Changes the record of `key` in one step (`change` gets the current record, `nil` when there is none, and
-    /// leaves the new one, `nil` to keep none): concurrent changes of one record never lose each other's (two
-    /// variants stored at once are both listed). In memory at once; on disk by a write that runs after every
-    /// earlier one and writes the newest record. Returns once that write is done (a failure reaches the cache's
-    /// logger, as any disk write's).
+    /// leaves the new one, `nil` to keep none), as one exclusive job on the cache's I/O threads: read, changed in
+    /// memory and written, after every disk job submitted before it. So concurrent changes of one record never lose
+    /// each other's (two variants stored at once are both listed), and a record written after the entries it
+    /// describes lands after them. Returns once it is written (a failure reaches the cache's logger, as any disk
+    /// write's).
     func update(
         forKey key: String, in cache: ImageCache, expiration: StorageExpiration?,
-        _ change: @Sendable (inout HTTPCacheRecord?) -> Void
+        _ change: @escaping @Sendable (inout HTTPCacheRecord?) -> Void
     ) async {
-        _ = await record(forKey: key, in: cache)  // the one on disk, into memory, if it is not there
-        let (previous, changed) = recent.withLock { recent -> (HTTPCacheRecord?, HTTPCacheRecord?) in
-            let previous = recent[key]
-            var record = previous
-            change(&record)
-            recent[key] = record
-            return (previous, record)
+        await cache.io.perform(.exclusive) { self.updateNow(forKey: key, in: cache, expiration: expiration, change) }
+    }
+
+    /// The step of ``update(forKey:in:expiration:_:)``. Blocking: runs on the cache's I/O threads, exclusive.
+    func updateNow(
+        forKey key: String, in cache: ImageCache, expiration: StorageExpiration?,
+        _ change: (inout HTTPCacheRecord?) -> Void
+    ) {
+        let previous = loadRecord(forKey: key, in: cache)
+        var changed = previous
+        change(&changed)
+        guard let changed else {
+            _ = recent.withLock { $0.removeValue(forKey: key) }
+            return
         }
-        guard let changed else { return }
+        remember(changed, forKey: key)
         // A record revalidated on every use whose 304 changed only its times decides as the one on disk does:
         // rewriting it would cost a file per 304 and change no later decision.
         if let previous, previous.isAlwaysStale, changed.isAlwaysStale, previous.differsOnlyInTimes(from: changed) {
             return
         }
+        guard let data = try? JSONEncoder().encode(changed) else { return }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
-        await cache.writeLatest(computedKey: computed, expiration: expiration, forcedExtension: Self.fileExtension) {
-            [self] in recent.withLock { $0[key] }.flatMap { try? JSONEncoder().encode($0) }
-        }
+        _ = cache.writeToDisk(
+            data, forKey: computed, expiration: expiration, writeOptions: [], forcedExtension: Self.fileExtension)
     }
 
     /// Forgets the record of `key`, in memory and on disk.

@@ -139,7 +139,20 @@ extension ImageRetrieval {
     /// retrieval was cancelled). An original in memory is processed as an image. One on disk is processed from its
     /// bytes when the serializer decodes them the default way, so a downsampling processor shrinks it on load
     /// instead of decoding it at full size first; bytes that are no image are removed and count as a miss.
+    ///
+    /// Concurrent retrievals of one original with the same processing share the work (see
+    /// ``ImagePipeline/originalProcessing``): a retrieval cancelled while it runs leaves at once, and the work stops
+    /// (a queued decode leaves its queue) once every retrieval waiting for it has left.
     private func processedOriginal(_ key: String) async -> Result<KFCrossPlatformImage, KingfisherError>? {
+        let shared = OriginalProcessingKey(
+            originalCache: ObjectIdentifier(originalCache), cacheKey: key,
+            processing: ProcessingKey(internalOptions, engine: engine))
+        let found = await pipeline.originalProcessing.value(for: shared) { [self] in await processOriginal(key) }
+        return found ?? nil
+    }
+
+    /// The work of ``processedOriginal(_:)``, in the task the retrievals share.
+    private func processOriginal(_ key: String) async -> Result<KFCrossPlatformImage, KingfisherError>? {
         let processingOptions = internalOptions
         let metrics = self.metrics
         let lookupOptions = originalOptions
@@ -148,10 +161,10 @@ extension ImageRetrieval {
             // Read only when the decode is near (a gallery scrolling fast asks for many more than decode), and
             // not at all when cancelled while waiting for that.
             return await decoder.readingAhead { () async -> Result<KFCrossPlatformImage, KingfisherError>? in
-                guard !isCancelled,
+                guard !Task.isCancelled,
                     case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
                 else { return nil }
-                guard !isCancelled else { return nil }
+                guard !Task.isCancelled else { return nil }
                 // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
                 guard
                     let outcome = await decoder.runUnlessCancelled(
@@ -167,7 +180,7 @@ extension ImageRetrieval {
                 return outcome
             }
         }
-        guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !isCancelled else {
+        guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !Task.isCancelled else {
             return nil
         }
         return await decoder.runUnlessCancelled(on: options.processingQueue, engine: engine) {
@@ -180,4 +193,11 @@ extension ImageRetrieval {
     private func isOriginalCached(_ key: String) async -> Bool {
         await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: options.forcedExtension).cached
     }
+}
+
+/// Which processing of which cached original retrievals share (see ``ImagePipeline/originalProcessing``).
+struct OriginalProcessingKey: Hashable, Sendable {
+    let originalCache: ObjectIdentifier
+    let cacheKey: String
+    let processing: ProcessingKey
 }

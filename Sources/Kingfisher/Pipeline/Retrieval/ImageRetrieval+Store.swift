@@ -114,19 +114,17 @@ extension ImageRetrieval {
             writes.append(PendingWrite(cache: originalCache, data: original, computedKey: key, writeOptions: []))
         }
         // The response's record follows the entries it describes (see HTTPRecordStore).
-        let recordWrite: (@Sendable () async -> Void)? = record.map { record in
-            let stored: Set<String> =
-                keepOriginal ? [options.processor.identifier, ""] : [options.processor.identifier]
-            let targetCache = self.targetCache
-            let originalCache = self.originalCache
-            return {
-                await HTTPFreshness.save(
+        let stored: Set<String> = keepOriginal ? [options.processor.identifier, ""] : [options.processor.identifier]
+        let (targetCache, originalCache) = (self.targetCache, self.originalCache)
+        guard options.waitForCache else {
+            // Failures of writes not waited for reach the caches' loggers. The record is queued once the last
+            // write is done (the entries may be in two caches, each with its own I/O threads).
+            let saveRecord: @Sendable () -> Void = {
+                guard let record else { return }
+                HTTPFreshness.submitSave(
                     record, variants: stored, forKey: key, in: targetCache, originalCache: originalCache,
                     expiration: expiration)
             }
-        }
-        guard options.waitForCache else {
-            // Failures of writes not waited for reach the caches' loggers.
             let left = Locked(writes.count)
             for write in writes {
                 write.cache.enqueueWrite(
@@ -137,12 +135,12 @@ extension ImageRetrieval {
                             left.withLock({
                                 $0 -= 1
                                 return $0 == 0
-                            }), let recordWrite
+                            })
                         else { return }
-                        Task { await recordWrite() }
+                        saveRecord()
                     })
             }
-            if writes.isEmpty, let recordWrite { await recordWrite() }
+            if writes.isEmpty { saveRecord() }
             outcome.failure = nil
             return outcome
         }
@@ -152,7 +150,11 @@ extension ImageRetrieval {
                 forcedExtension: forcedExtension)
             outcome.failure = outcome.failure ?? written
         }
-        if let recordWrite { await recordWrite() }
+        if let record {
+            await HTTPFreshness.save(
+                record, variants: stored, forKey: key, in: targetCache, originalCache: originalCache,
+                expiration: expiration)
+        }
         return outcome
     }
 }
