@@ -2,7 +2,8 @@
 # The shape of the library's core, counted in its source (Sources/Kingfisher), at the working tree or at commits:
 #   continuations   every spelling that suspends on a continuation (withCheckedContinuation and its throwing,
 #                   unsafe and sanitized forms, wrappers included)
-#   tasks           unstructured tasks made (Task { }, Task(priority:) { }, Task.detached)
+#   tasks           unstructured tasks made (Task { }, Task(priority:) { }, Task.init, Task<...>, Task.detached)
+#   child tasks     structured child tasks (a task group's addTask, async let), counted apart
 #   locked states   states behind a lock (Locked(...) and Locked<...>(...))
 # Comments are not counted.
 #
@@ -15,12 +16,14 @@ count() {
     local dir=$1
     local code
     code="$(grep -rhv '^[[:space:]]*//' "$dir" --include='*.swift')"
-    local continuations tasks locks
+    local continuations tasks children locks
     continuations=$(grep -oE 'with(Sanitized)?(Checked|Unsafe)(Throwing)?Continuation\b' <<<"$code" | wc -l)
-    tasks=$(grep -oE '\bTask(\.detached)?[[:space:]]*(\(priority[^)]*\))?[[:space:]]*\{|\bTask\.detached\b' <<<"$code" |
-        wc -l)
+    tasks=$(grep -oE '\bTask(\.init|\.detached)?[[:space:]]*(\([^)]*\))?[[:space:]]*\{|\bTask(<[^>]*>)?\.(init|detached)\b|\bTask<[^>]*>[[:space:]]*\(' <<<"$code" |
+        sort | wc -l)
+    children=$(grep -oE '\.addTask(UnlessCancelled)?\b|\basync let\b' <<<"$code" | wc -l)
     locks=$(grep -oE '\bLocked(<[^>]*>)?\(' <<<"$code" | wc -l)
-    printf '%-12s continuations %3d   tasks %3d   locked states %3d\n' "$2" "$continuations" "$tasks" "$locks"
+    printf '%-12s continuations %3d   tasks %3d   child tasks %3d   locked states %3d\n' "$2" "$continuations" "$tasks" \
+        "$children" "$locks"
 }
 
 if [ $# -eq 0 ]; then

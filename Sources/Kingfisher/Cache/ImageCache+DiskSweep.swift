@@ -26,7 +26,7 @@ final class DiskSweeper: Sendable {
         var scheduled = false
         var listeners: [UInt64: AsyncStream<[String]>.Continuation] = [:]
         var nextListener: UInt64 = 0
-        var timer: Task<Void, Never>?
+        var timer: Int?
     }
 
     private let state = Locked(State())
@@ -38,22 +38,18 @@ final class DiskSweeper: Sendable {
     }
 
     deinit {
-        state.withLock { state in
-            state.timer?.cancel()
+        let timer = state.withLock { state in
             for listener in state.listeners.values { listener.finish() }
+            return state.timer
         }
+        PeriodicWork.shared.cancel(timer)
     }
 
-    /// Calls `tick` every `interval` seconds until it returns `false` or the sweeper goes away.
+    /// Calls `tick` every `interval` seconds (a job of the library's periodic upkeep) until it returns `false` or
+    /// the sweeper goes away.
     func startTimer(interval: TimeInterval, tick: @escaping @Sendable () -> Bool) {
-        guard interval > 0, interval.isFinite else { return }
-        let task = Task.detached(priority: .utility) {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(interval))
-                guard !Task.isCancelled, tick() else { return }
-            }
-        }
-        state.withLock { $0.timer = task }
+        let job = PeriodicWork.shared.every(interval, tick)
+        state.withLock { $0.timer = job }
     }
 
     /// Marks a sweep as scheduled; `false` when one is scheduled already.

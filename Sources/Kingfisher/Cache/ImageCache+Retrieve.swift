@@ -94,9 +94,8 @@ extension ImageCache {
             options.callbackQueue.execute { completionHandler(result) }
             return
         }
-        Task {
-            let result = await imageFromDisk(forKey: key, options: options) ?? .success(nil)
-            options.callbackQueue.execute { completionHandler(result) }
+        DeliverOnce(on: options.callbackQueue, completionHandler).run {
+            await self.imageFromDisk(forKey: key, options: options) ?? .success(nil)
         }
     }
 

@@ -7,8 +7,9 @@ public enum MemoryStorage {
     ///
     /// Every operation is O(1) under one lock (except ``removeExpired()``, which walks all values).
     /// When a store takes the storage over ``Config/totalCostLimit`` or ``Config/countLimit``, the least
-    /// recently used values are evicted until it fits. A background task drops expired values every
-    /// ``Config/cleanInterval`` seconds; it needs no run loop and stops when the backend is released.
+    /// recently used values are evicted until it fits. Expired values are dropped every ``Config/cleanInterval``
+    /// seconds by the library's periodic upkeep (one task for the process); it needs no run loop and stops when the
+    /// backend is released.
     ///
     /// ```swift
     /// let memory = MemoryStorage.Backend<KFCrossPlatformImage>(config: .init(totalCostLimit: 100 << 20))
@@ -24,26 +25,25 @@ public enum MemoryStorage {
         typealias State = MemoryStorageState
 
         private let state: Locked<State>
-        private let cleaner = Locked<Task<Void, Never>?>(nil)
+        private let cleaner = Locked<Int?>(nil)
 
-        /// Creates a storage and starts its expiry cleaner.
+        /// Creates a storage and starts its expiry cleaner (a job of the library's periodic upkeep).
         public init(config: Config) {
             self.state = Locked(State(config: config))
-            let interval = config.cleanInterval
-            guard interval > 0, interval.isFinite else { return }
-            let task = Task.detached(priority: .utility) { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(interval))
-                    guard let self else { return }
-                    self.removeExpired()
-                }
+            let job = PeriodicWork.shared.every(config.cleanInterval) { [weak self] in
+                guard let self else { return false }
+                self.removeExpired()
+                return true
             }
-            cleaner.withLock { $0 = task }
+            cleaner.withLock { $0 = job }
         }
 
         deinit {
-            cleaner.withLock { $0?.cancel() }
+            PeriodicWork.shared.cancel(cleaner.withLock { $0 })
         }
+
+        /// The expiry cleaner's job in ``PeriodicWork/shared``; `nil` without a clean interval.
+        var cleanerJob: Int? { cleaner.withLock { $0 } }
 
         /// The limits and clock. Lowering a limit evicts at once.
         public var config: Config {

@@ -285,16 +285,13 @@ extension ImageDownloader {
         let deliver = DeliverOnce(on: options.callbackQueue, closing: sink, completion)
         let joined = joinSynchronously(
             url, options: options, context: context, progressBlock: progressBlock, handle: handle)
-        let work = Task {
-            let result = await load(
+        let cancel = deliver.run {
+            let result = await self.load(
                 url, options: options, progressBlock: progressBlock, handle: handle, joined: joined, context: context)
             if finishesHandle { handle.markFinished() }
-            deliver(result)
+            return result
         }
-        handle.onCancel { reason in
-            work.cancel()
-            deliver(.failure(reason))
-        }
+        handle.onCancel { reason in cancel(.failure(reason)) }
     }
 
     /// Starts a download through the open ``downloadImage(with:options:completionHandler:)``, so that a

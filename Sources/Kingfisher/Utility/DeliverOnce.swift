@@ -4,6 +4,9 @@ import KingfisherLocking
 /// (a download, a retrieval, a continuation resumed from a callback) is delivered through one, so a result and a
 /// cancel racing each other, or a user's block called twice, reach the caller once.
 ///
+/// It is also the callback APIs' one way into the async core (``run(_:)``): the manager's, the downloader's and the
+/// cache's completion-handler methods, and a data provider's default `data(handler:)`, start their work there.
+///
 /// With a preview sink, the sink is closed before the delivery: no progressive preview arrives after the result.
 final class DeliverOnce<Value: Sendable>: Sendable {
     private let handler: Locked<(@Sendable (Value) -> Void)?>
@@ -33,5 +36,19 @@ final class DeliverOnce<Value: Sendable>: Sendable {
             return
         }
         sink.close { queue.execute { pending(value) } }
+    }
+}
+
+extension DeliverOnce {
+    /// Runs `work` in a task of its own and delivers its value: the one place where a callback API starts async
+    /// work. Returns how to cancel: the task is cancelled and the given value delivered at once (Kingfisher's
+    /// "a cancelled task answers at once"), unless a value was delivered already.
+    @discardableResult
+    func run(_ work: @escaping @Sendable () async -> Value) -> @Sendable (Value) -> Void {
+        let task = Task { self(await work()) }
+        return { value in
+            task.cancel()
+            self(value)
+        }
     }
 }

@@ -29,11 +29,11 @@ extension ImageDataProvider {
     }
 
     public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
-        Task {
+        DeliverOnce(handler).run {
             do {
-                handler(.success(try await data()))
+                return .success(try await data())
             } catch {
-                handler(.failure(error))
+                return .failure(error)
             }
         }
     }

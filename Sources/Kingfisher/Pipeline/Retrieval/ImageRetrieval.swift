@@ -101,11 +101,10 @@ final class ImageRetrieval: Sendable {
     /// cancellation at once.
     func start(completion: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?) {
         let deliver = DeliverOnce(on: options.callbackQueue, closing: previewSink, logging(completion))
-        let work = Task { deliver(await run()) }
+        let cancel = deliver.run { await self.run() }
         let handles = self.handles
         let handler: @Sendable (KingfisherError) -> Void = { reason in
-            work.cancel()
-            deliver(.failure(reason))
+            cancel(.failure(reason))
             // Every handle of the retrieval says it was cancelled (the others' handlers find it delivered).
             for handle in handles.withLock({ $0 }) { handle.cancel() }
         }
