@@ -21,7 +21,7 @@ count() {
     tasks=$(grep -oE '\bTask(\.init|\.detached)?[[:space:]]*(\([^)]*\))?[[:space:]]*\{|\bTask(<[^>]*>)?\.(init|detached)\b|\bTask<[^>]*>[[:space:]]*\(' <<<"$code" |
         sort | wc -l)
     children=$(grep -oE '\.addTask(UnlessCancelled)?\b|\basync let\b' <<<"$code" | wc -l)
-    locks=$(grep -oE '\bLocked(<[^>]*>)?\(' <<<"$code" | wc -l)
+    locks=$(grep -oE '\bLocked(<([^<>]|<[^<>]*>)*>)?\(' <<<"$code" | wc -l)
     printf '%-12s continuations %3d   tasks %3d   child tasks %3d   locked states %3d\n' "$2" "$continuations" "$tasks" \
         "$children" "$locks"
 }
