@@ -4,8 +4,9 @@ import KingfisherLocking
 /// arriving while it runs wait for the same value, and the key is free again once the value is handed out.
 ///
 /// A caller whose task is cancelled stops waiting at once (it gets `nil`); the work itself is cancelled only when
-/// every waiter has gone (work begun by ``start(for:priority:_:)`` runs to its end regardless). The work runs in a task of its own at the priority of the caller that started it, escalated
-/// to a joining caller's priority when that is higher: shared work runs at the highest priority of its waiters.
+/// every waiter has gone (work begun by ``start(for:priority:_:)`` runs to its end regardless). The work runs in a
+/// task of its own at the priority of the caller that started it, escalated to a joining caller's priority when
+/// that is higher: shared work runs at the highest priority of its waiters.
 package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         /// Which start this is: a value of cancelled work never reaches a later start's waiters.
