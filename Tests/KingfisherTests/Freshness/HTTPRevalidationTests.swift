@@ -229,6 +229,32 @@ import Testing
         }
     }
 
+    @Test func aStaleEntryReadFromDiskIsTheOneServedWhileTheRevalidationReplacesIt() async throws {
+        try await withOrigin { f, origin, url, clock in
+            origin.change { $0.cacheControl = "max-age=0, stale-while-revalidate=600" }
+            _ = try await f.manager.retrieveImage(with: url, options: waiting)
+            origin.change {
+                $0.body = Fixtures.png(width: 60, height: 20)
+                $0.entityTag = #""v2""#
+            }
+            // Given the stale entry on disk only (its read takes longer than the revalidation's first steps)
+            f.cache.clearMemoryCache()
+            let stale = try await f.manager.retrieveImage(with: url, options: waiting)
+            // Then the retrieval serves the entry it found, never the one the revalidation brings
+            #expect(stale.validation == .stale(.revalidatingInBackground))
+            #expect(stale.image.pixelWidth == 40)
+            #expect(await eventually(timeout: 30) { origin.ok == 2 })
+            // and what it put in memory does not hide the new image from the next retrievals
+            origin.change { $0.cacheControl = "max-age=600" }
+            var latest = 0
+            for _ in 0..<200 where latest != 60 {
+                latest = try await f.manager.retrieveImage(with: url, options: waiting).image.pixelWidth
+                if latest != 60 { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(latest == 60)
+        }
+    }
+
     @Test func theDefaultPolicyIgnoresTheHeadersAsKingfisherDoes() async throws {
         try await withOrigin { f, origin, url, clock in
             f.manager.httpCachePolicy = .ignoresResponseHeaders

@@ -8,6 +8,10 @@ import Foundation
 enum CachedEntryDecision {
     /// Use it; the result says how it was validated.
     case use(HTTPValidation)
+    /// Use it, stale (`stale-while-revalidate`), and revalidate it in the background with this record once it has
+    /// been read and handed on (``ImageRetrieval/revalidateInBackground(_:record:)``), so the revalidation never
+    /// replaces the entry this retrieval is serving.
+    case useWhileRevalidating(HTTPCacheRecord)
     /// The origin sent a new image, which is stored and is the result (`nil`: cancelled meanwhile).
     case replaced(Result<RetrieveImageResult, KingfisherError>?)
     /// It is not the current response's, or cannot be revalidated: download the source.
@@ -44,10 +48,7 @@ extension ImageRetrieval {
             ifError = sie
         }
         guard record.hasValidator else { return .refetch }
-        if whileRevalidating {
-            revalidateInBackground(resource, record: record)
-            return .use(.stale(.revalidatingInBackground))
-        }
+        if whileRevalidating { return .useWhileRevalidating(record) }
         switch await download(resource, conditionalHeaders: record.conditionalHeaders) {
         case .success(let fetched) where fetched.isNotModified:
             await refresh(record, forKey: key, with: fetched.response)
@@ -71,7 +72,7 @@ extension ImageRetrieval {
     /// `stale-while-revalidate`: a conditional request nobody waits for (shared work of the pipeline, one per
     /// cached entry at a time), which stores what it finds for the next retrievals (a concurrent retrieval of the
     /// same source shares its download).
-    private func revalidateInBackground(_ resource: any Resource, record: HTTPCacheRecord) {
+    func revalidateInBackground(_ resource: any Resource, record: HTTPCacheRecord) {
         var conditional = internalOptions
         conditional.waitForCache = true
         // Nobody shows this one's previews.

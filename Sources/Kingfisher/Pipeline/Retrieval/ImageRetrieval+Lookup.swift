@@ -24,12 +24,16 @@ extension ImageRetrieval {
     func fromTargetCache(_ source: Source) async -> CacheStep {
         let options = internalOptions
         var validation: HTTPValidation?
+        var revalidation: (resource: any Resource, record: HTTPCacheRecord)?
         if case .network(let resource) = source, let policy = httpPolicy(for: source) {
             // Following HTTP caching, the record decides before the entry is read: a stale entry costs a
             // conditional request, and its bytes are read only when they are to be used.
             guard await isInTargetCache(source.cacheKey, options: options) else { return .miss }
             switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
             case .use(let how): validation = how
+            case .useWhileRevalidating(let record):
+                validation = .stale(.revalidatingInBackground)
+                revalidation = (resource, record)
             case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
             case .refetch: return .refetch
             case .failed(let error): return .done(.failure(error))
@@ -59,6 +63,8 @@ extension ImageRetrieval {
                 forKey: source.cacheKey, processorIdentifier: options.processor.identifier)
             targetCache.memoryStorage.store(value: image, forKey: computed, expiration: options.memoryCacheExpiration)
         }
+        // The stale entry is read and in memory: only now may a revalidation replace it.
+        if let revalidation { revalidateInBackground(revalidation.resource, record: revalidation.record) }
         let serializer = options.cacheSerializer
         return .done(
             .success(
@@ -102,11 +108,15 @@ extension ImageRetrieval {
         guard hasCustomProcessor, !options.fromMemoryCacheOrRefresh, !isCancelled, await isOriginalCached(key)
         else { return .miss }
         var validation: HTTPValidation?
+        var revalidation: (resource: any Resource, record: HTTPCacheRecord)?
         if case .network(let resource) = source, let policy = httpPolicy(for: source) {
             // The original's record decides before it is read: fresh, it is processed again; stale, it is
             // revalidated first (a 304 keeps it, a 200 is the new image, processed as downloaded).
             switch await validate(resource, processorIdentifier: "", policy: policy) {
             case .use(let how): validation = how
+            case .useWhileRevalidating(let record):
+                validation = .stale(.revalidatingInBackground)
+                revalidation = (resource, record)
             case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
             case .refetch: return .refetch
             case .failed(let error): return .done(.failure(error))
@@ -127,6 +137,8 @@ extension ImageRetrieval {
         if validation != nil {
             await HTTPFreshness.addVariant(options.processor.identifier, forKey: key, in: targetCache)
         }
+        // The stale original is processed and its variant stored: only now may a revalidation replace them.
+        if let revalidation { revalidateInBackground(revalidation.resource, record: revalidation.record) }
         let serializer = options.cacheSerializer
         return .done(
             .success(
