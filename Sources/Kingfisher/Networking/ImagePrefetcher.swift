@@ -234,10 +234,8 @@ public final class ImagePrefetcher: Sendable {
         if cached.cached, case .network = source, policy.followsHeaders {
             // Following HTTP caching, a cached source counts as prefetched only while its record says fresh;
             // otherwise the manager revalidates it (a 304 keeps the entry) or downloads it again.
-            // The record is read on the cache's I/O threads, as the check for the entry was.
             let identifier = options.processor.identifier
-            cache.io.submit {
-                let record = cache.httpRecords.loadRecord(forKey: source.cacheKey, in: cache)
+            let decide: @Sendable (HTTPCacheRecord?) -> Void = { record in
                 let now = cache.diskStorage.config.now()
                 if record?.state(ofVariant: identifier, at: now, policy: policy) == .fresh {
                     self.loadCached(index, cached: cached, cache: cache)
@@ -246,6 +244,12 @@ public final class ImagePrefetcher: Sendable {
                 } else {
                     self.retrieve(index)
                 }
+            }
+            // A record not in memory is read on the cache's I/O threads, as the check for the entry was.
+            if let remembered = cache.httpRecords.rememberedRecord(forKey: source.cacheKey) {
+                decide(remembered)
+            } else {
+                cache.io.submit { decide(cache.httpRecords.loadRecord(forKey: source.cacheKey, in: cache)) }
             }
             return
         }

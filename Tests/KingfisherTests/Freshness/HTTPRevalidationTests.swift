@@ -205,14 +205,20 @@ import Testing
         }
     }
 
+    /// Caches the origin's 40 px wide image under `stale-while-revalidate` (stale at once), then gives the origin a
+    /// new one, 60 px wide, with another validator.
+    private func cacheAStaleEntryAndChangeTheImage(_ f: ManagerFixture, _ origin: Origin, _ url: URL) async throws {
+        origin.change { $0.cacheControl = "max-age=0, stale-while-revalidate=600" }
+        _ = try await f.manager.retrieveImage(with: url, options: waiting)
+        origin.change {
+            $0.body = Fixtures.png(width: 60, height: 20)
+            $0.entityTag = #""v2""#
+        }
+    }
+
     @Test func staleWhileRevalidateServesAtOnceAndRevalidatesInTheBackground() async throws {
         try await withOrigin { f, origin, url, clock in
-            origin.change { $0.cacheControl = "max-age=0, stale-while-revalidate=600" }
-            _ = try await f.manager.retrieveImage(with: url, options: waiting)
-            origin.change {
-                $0.body = Fixtures.png(width: 60, height: 20)
-                $0.entityTag = #""v2""#
-            }
+            try await cacheAStaleEntryAndChangeTheImage(f, origin, url)
             let stale = try await f.manager.retrieveImage(with: url, options: waiting)
             #expect(stale.validation == .stale(.revalidatingInBackground))
             #expect(stale.image.pixelWidth == 40)
@@ -231,12 +237,7 @@ import Testing
 
     @Test func aStaleEntryReadFromDiskIsTheOneServedWhileTheRevalidationReplacesIt() async throws {
         try await withOrigin { f, origin, url, clock in
-            origin.change { $0.cacheControl = "max-age=0, stale-while-revalidate=600" }
-            _ = try await f.manager.retrieveImage(with: url, options: waiting)
-            origin.change {
-                $0.body = Fixtures.png(width: 60, height: 20)
-                $0.entityTag = #""v2""#
-            }
+            try await cacheAStaleEntryAndChangeTheImage(f, origin, url)
             // Given the stale entry on disk only (its read takes longer than the revalidation's first steps)
             f.cache.clearMemoryCache()
             let stale = try await f.manager.retrieveImage(with: url, options: waiting)
