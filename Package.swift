@@ -210,6 +210,12 @@ let package = Package(
             dependencies: ["KingfisherLocking", "KingfisherGTK", "Kingfisher", "CGtk", "KingfisherTestSupport"],
             swiftSettings: strictSettings
         ),
+        // Kingfisher's own image-view tests on KFImageView: XCTest, GTK on the main thread (under Xvfb in CI).
+        .testTarget(
+            name: "KingfisherGTKParityTests",
+            dependencies: ["KingfisherLocking", "KingfisherGTK", "Kingfisher", "CGtk", "KingfisherTestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "KingfisherTerminalTests",
             dependencies: ["KingfisherLocking", "KingfisherTerminal", "Kingfisher", "CVips", "KingfisherTestSupport"],

@@ -36,6 +36,18 @@ public enum GTKMainContext {
         }
     }
 
+    /// Runs `body` on the GTK main context: at once when called there (even with work from other threads still
+    /// queued), else at its next iteration. For calls that must take effect before the GTK thread's caller goes
+    /// on, as UIKit's on the main thread do: Kingfisher's calls on a ``KFImageView``, which all come from the GTK
+    /// thread.
+    public static func performNowIfCurrent(_ body: @escaping @Sendable () -> Void) {
+        if isCurrent {
+            body()
+            return
+        }
+        perform(body)
+    }
+
     /// Work queued by ``perform(_:)`` that has not run yet.
     private static let waiting = Locked(0)
 

@@ -20,23 +20,32 @@ extension KFImageView {
         var imageView: KFImageView?
     }
 
+    /// The widget that shows the view's indicator, as Kingfisher's `indicator.view`: the spinner for
+    /// `.activity`, the image's view for `.image`, a ``GTKIndicator``'s widget; `nil` without an indicator. It is
+    /// hidden while the indicator is stopped. On the GTK thread.
+    public var indicatorWidget: GTKObject<GtkWidget>? {
+        precondition(GTKMainContext.isCurrent, "indicatorWidget belongs on the GTK thread")
+        if kf.indicator is ActivityIndicator { return spinner }
+        return indicatorSlot.widget
+    }
+
     public func addIndicator(_ indicator: any Indicator) {
         switch indicator {
         case let activity as ActivityIndicator:
             let spinner = self.spinner
             activity.onChange = { state in
-                GTKMainContext.perform { Self.spin(spinner, state.isAnimating) }
+                GTKMainContext.performNowIfCurrent { Self.spin(spinner, state.isAnimating) }
             }
             let animating = activity.state.isAnimating
             let offset = activity.centerOffset
-            GTKMainContext.perform {
+            GTKMainContext.performNowIfCurrent {
                 Self.centre(spinner.pointer, movedBy: offset)
                 Self.spin(spinner, animating)
             }
         case let imageIndicator as ImageIndicator:
             let image = imageIndicator.image
             let offset = imageIndicator.centerOffset
-            GTKMainContext.perform { [weak self] in
+            GTKMainContext.performNowIfCurrent { [weak self] in
                 guard let self else { return }
                 // The image at its point size, playing while shown (its frame clock stops while it is hidden).
                 let small = KFImageView(
@@ -48,7 +57,7 @@ extension KFImageView {
             }
             let slot = indicatorSlot
             imageIndicator.onChange = { state in
-                GTKMainContext.perform {
+                GTKMainContext.performNowIfCurrent {
                     guard let small = slot.imageView else { return }
                     gtk_widget_set_visible(small.widget.pointer, state.isAnimating ? 1 : 0)
                 }
@@ -56,7 +65,7 @@ extension KFImageView {
         case let widgetIndicator as any GTKIndicator:
             let widget = widgetIndicator.widget
             let offset = widgetIndicator.centerOffset
-            GTKMainContext.perform { [weak self] in
+            GTKMainContext.performNowIfCurrent { [weak self] in
                 // Hidden until the indicator's start shows it, as Kingfisher adds indicator views.
                 gtk_widget_set_visible(widget.pointer, 0)
                 self?.lay(widget, offset: offset)
@@ -71,12 +80,12 @@ extension KFImageView {
         case let activity as ActivityIndicator:
             activity.onChange = nil
             let spinner = self.spinner
-            GTKMainContext.perform { Self.spin(spinner, false) }
+            GTKMainContext.performNowIfCurrent { Self.spin(spinner, false) }
         case let imageIndicator as ImageIndicator:
             imageIndicator.onChange = nil
-            GTKMainContext.perform { [weak self] in self?.unlayIndicator() }
+            GTKMainContext.performNowIfCurrent { [weak self] in self?.unlayIndicator() }
         case is any GTKIndicator:
-            GTKMainContext.perform { [weak self] in self?.unlayIndicator() }
+            GTKMainContext.performNowIfCurrent { [weak self] in self?.unlayIndicator() }
         default:
             break
         }

@@ -17,7 +17,8 @@ import KingfisherLocking
 /// Transitions are drawn on the frame clock: `.fade` cross-fades; `.flipFromLeft/Right/Top/Bottom` turn the view
 /// about its centre line in perspective, the old image on the front face and the new one on the back.
 public final class KFImageView: KingfisherImageTarget {
-    public let kingfisherState = KingfisherTargetState()
+    /// Kingfisher calls the view, and `kf.setImage`'s progress and completion handlers, on the GTK thread.
+    public let kingfisherState = KingfisherTargetState(performingCallsWith: GTKMainContext.performNowIfCurrent)
     /// The widget to put in a window.
     public let widget: GTKObject<GtkWidget>
     /// Where the image is drawn.
@@ -481,7 +482,7 @@ public struct GTKWidgetPlaceholder: Placeholder {
         guard let view = target as? KFImageView else { return }
         let widget = self.widget
         let overlay = view.widget
-        GTKMainContext.perform {
+        GTKMainContext.performNowIfCurrent {
             guard gtk_widget_get_parent(widget.pointer) == nil else { return }
             gtk_overlay_add_overlay(cgtk_overlay(overlay.pointer), widget.pointer)
         }
@@ -491,7 +492,7 @@ public struct GTKWidgetPlaceholder: Placeholder {
         guard let view = target as? KFImageView else { return }
         let widget = self.widget
         let overlay = view.widget
-        GTKMainContext.perform {
+        GTKMainContext.performNowIfCurrent {
             guard gtk_widget_get_parent(widget.pointer) == overlay.pointer else { return }
             gtk_overlay_remove_overlay(cgtk_overlay(overlay.pointer), widget.pointer)
         }

@@ -93,6 +93,12 @@ public enum MemoryStorage {
             return unsafeDowncast(box, to: MemoryStorageBox<T>.self).value
         }
 
+        /// When the value under `key` expires, without reading it (so without extending it); `nil` when there is
+        /// none. For tests.
+        func estimatedExpiration(forKey key: String) -> Date? {
+            state.withLock { $0.index.peek(key)?.expiresAt }
+        }
+
         /// Whether an unexpired value is stored under `key`. Does not extend its expiration or its recency.
         public func isCached(forKey key: String) -> Bool {
             state.withLock { state in

@@ -13,6 +13,13 @@ extension KingfisherError {
         }
     }
 
+    /// Whether a target's load ended after a newer one replaced it
+    /// (``ImageSettingErrorReason/notCurrentSourceTask(result:error:source:)``).
+    public var isNotCurrentTask: Bool {
+        guard case .imageSettingError(reason: .notCurrentSourceTask) = self else { return false }
+        return true
+    }
+
     /// Whether the server answered with a status the downloader does not accept.
     public var isInvalidResponseStatusCode: Bool {
         guard case .responseError(reason: .invalidHTTPStatusCode) = self else { return false }

@@ -25,11 +25,21 @@ public final class KingfisherManager: Sendable {
     public static let shared = KingfisherManager(
         downloader: .default, cache: .default)
 
-    /// The cache images are looked up in and stored to, unless `.targetCache` says otherwise.
-    public let cache: ImageCache
+    /// The cache images are looked up in and stored to, unless `.targetCache` says otherwise. A retrieval uses
+    /// the one set when it starts.
+    public var cache: ImageCache {
+        get { parts.withLock { $0.cache } }
+        set { parts.withLock { $0.cache = newValue } }
+    }
 
-    /// The downloader network sources go through, unless `.downloader` says otherwise.
-    public let downloader: ImageDownloader
+    /// The downloader network sources go through, unless `.downloader` says otherwise. A retrieval uses the one
+    /// set when it starts.
+    public var downloader: ImageDownloader {
+        get { parts.withLock { $0.downloader } }
+        set { parts.withLock { $0.downloader = newValue } }
+    }
+
+    private let parts: Locked<(downloader: ImageDownloader, cache: ImageCache)>
 
     /// The default options, parsed once when they are set: a retrieval reads them on every call.
     private struct Defaults: Sendable {
@@ -74,8 +84,7 @@ public final class KingfisherManager: Sendable {
 
     /// A manager over `downloader` and `cache`.
     public init(downloader: ImageDownloader, cache: ImageCache) {
-        self.downloader = downloader
-        self.cache = cache
+        parts = Locked((downloader, cache))
     }
 
     /// Options applied to every retrieval, before the options passed to it (which win when both set the same

@@ -5,6 +5,11 @@ public import Logging
 /// Later items override earlier ones of the same kind.
 public typealias KingfisherOptionsInfo = [KingfisherOptionsInfoItem]
 
+extension Array where Element == KingfisherOptionsInfoItem {
+    /// No options.
+    public static var empty: KingfisherOptionsInfo { [] }
+}
+
 /// One option. Every case of Kingfisher 8's that means something without UIKit; each case's doc says what it
 /// does here.
 public enum KingfisherOptionsInfoItem: Sendable {

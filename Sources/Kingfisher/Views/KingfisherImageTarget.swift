@@ -22,8 +22,11 @@ import KingfisherLocking
 /// the `setImage` caller's thread for the placeholder and the indicator's start, the options' `callbackQueue`
 /// (`.untouch`, the thread that finished the work, by default) for the result — or, when another call for the
 /// same target is under way, right after it on that call's thread. Completion handlers run the same way, after
-/// the target was updated. A target that must draw on a particular thread or actor hops there itself. It must
-/// be `Sendable`: guard its state with a lock (`Mutex`), because your own code may touch it too.
+/// the target was updated. A target that must draw on a particular thread or actor hops there itself, or binds
+/// all of Kingfisher's calls (and `setImage`'s progress and completion handlers) to that thread with
+/// `KingfisherTargetState(performingCallsWith:)`, as a view on a UI toolkit's main loop does (Kingfisher's views
+/// run on the main queue). It must be `Sendable`: guard its state with a lock (`Mutex`), because your own code
+/// may touch it too.
 ///
 /// ## Lifetime
 /// A load does not keep its target alive (Kingfisher's does). When a target goes away mid-load, its download

@@ -21,9 +21,23 @@ public final class KingfisherTargetState: Sendable {
     let values = Locked(Values())
 
     /// Every call Kingfisher makes on the target goes through here, one at a time.
-    let actions = TargetActionQueue()
+    let actions: TargetActionQueue
 
-    public init() {}
+    /// Bookkeeping for a target whose methods may run on any thread (one at a time; see
+    /// ``KingfisherImageTarget``).
+    public init() {
+        actions = TargetActionQueue()
+    }
+
+    /// Bookkeeping for a target bound to one thread, such as a view on a UI toolkit's main loop: Kingfisher makes
+    /// every call on the target — placeholder, indicator, image, transition — and calls `setImage`'s progress and
+    /// completion handlers through `perform`, which runs them there, in the order given (as Kingfisher's views run
+    /// them on the main queue, whatever the `callbackQueue`).
+    /// - Parameter perform: runs a block on the target's thread: at once when called there with nothing queued
+    ///   before it, else queued; never out of order.
+    public init(performingCallsWith perform: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        actions = TargetActionQueue(perform: perform)
+    }
 
     deinit {
         values.withLock { $0.task }?.cancel()

@@ -20,7 +20,8 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
     ///   - options: options for the retrieval and the target (`transition`, `forceTransition`,
     ///     `keepCurrentImageWhileLoading`, `onFailureImage`, `progressiveJPEG`: previews shown before the image).
     ///     `nil` by default.
-    ///   - progressBlock: download progress, on the callback queue. `nil` by default.
+    ///   - progressBlock: download progress, on the callback queue (on the target's thread for a target bound to
+    ///     one, see ``KingfisherTargetState/init(performingCallsWith:)``). `nil` by default.
     ///   - completionHandler: called exactly once, after the target was updated (see ``KingfisherImageTarget``
     ///     for where). `nil` by default.
     /// - Returns: the task to cancel the load with; `nil` when the source is `nil` or the image was in the
@@ -71,6 +72,51 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
             progressBlock: progressBlock, completionHandler: completionHandler)
     }
 
+    // Without a progress block, as Kingfisher has them: a trailing closure after `setImage(with: url)` is the
+    // completion handler, not the progress block.
+
+    /// Loads the image of `source` into the target; `completionHandler` is called once at the end. See
+    /// ``setImage(with:placeholder:options:progressBlock:completionHandler:)-(Source?,_,_,_,_)``.
+    @discardableResult
+    public func setImage(
+        with source: Source?,
+        placeholder: (any Placeholder)? = nil,
+        options: KingfisherOptionsInfo? = nil,
+        completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)? = nil
+    ) -> DownloadTask? {
+        setImage(
+            with: source, placeholder: placeholder, options: options, progressBlock: nil,
+            completionHandler: completionHandler)
+    }
+
+    /// Loads the image of `resource` into the target; `completionHandler` is called once at the end. See
+    /// ``setImage(with:placeholder:options:progressBlock:completionHandler:)-(Source?,_,_,_,_)``.
+    @discardableResult
+    public func setImage(
+        with resource: (any Resource)?,
+        placeholder: (any Placeholder)? = nil,
+        options: KingfisherOptionsInfo? = nil,
+        completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)? = nil
+    ) -> DownloadTask? {
+        setImage(
+            with: resource?.convertToSource(), placeholder: placeholder, options: options, progressBlock: nil,
+            completionHandler: completionHandler)
+    }
+
+    /// Loads the image of `provider`'s data into the target; `completionHandler` is called once at the end. See
+    /// ``setImage(with:placeholder:options:progressBlock:completionHandler:)-(Source?,_,_,_,_)``.
+    @discardableResult
+    public func setImage(
+        with provider: (any ImageDataProvider)?,
+        placeholder: (any Placeholder)? = nil,
+        options: KingfisherOptionsInfo? = nil,
+        completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)? = nil
+    ) -> DownloadTask? {
+        setImage(
+            with: provider.map { .provider($0) }, placeholder: placeholder, options: options, progressBlock: nil,
+            completionHandler: completionHandler)
+    }
+
     /// The load with parsed options, through `manager` (the builder's ``KF/Builder/set(to:)`` passes its own).
     @discardableResult
     func setImage(
@@ -107,10 +153,12 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
             progressBlock: progressReporter(for: identifier, calling: progressBlock),
             downloadTaskUpdated: { [weak state] task in state?.setTask(task, for: identifier) },
             previewSink: previewSink,
-            completionHandler: { [weak target] result in
+            completionHandler: { [weak target, actions = state.actions] result in
                 guard let target else {
-                    // The target is gone: nothing to set, but the caller still hears once.
-                    completionHandler?(.failure(TargetRequest<Base>.notCurrent(result, source: source)))
+                    // The target is gone: nothing to set, but the caller still hears once (where it would have).
+                    actions.submit {
+                        completionHandler?(.failure(TargetRequest<Base>.notCurrent(result, source: source)))
+                    }
                     return
                 }
                 target.kingfisherState.actions.submit { request.finish(with: result, on: target) }
@@ -130,8 +178,14 @@ extension KingfisherWrapper where Base: KingfisherImageTarget {
     ) -> DownloadProgressBlock? {
         let state = base.kingfisherState
         guard progressBlock != nil || state.indicator != nil else { return nil }
-        return { [weak state] received, total in
-            progressBlock?(received, total)
+        let bound = state.actions.isBound
+        return { [weak state, actions = state.actions] received, total in
+            // A target bound to a thread hears progress there, in order with its other calls.
+            if bound {
+                actions.submit { progressBlock?(received, total) }
+            } else {
+                progressBlock?(received, total)
+            }
             guard let state else { return }
             state.actions.submit {
                 guard state.isCurrent(identifier) else { return }
