@@ -9,6 +9,7 @@
 static inline GtkWindow *cgtk_window(GtkWidget *widget) { return GTK_WINDOW(widget); }
 static inline GtkOverlay *cgtk_overlay(GtkWidget *widget) { return GTK_OVERLAY(widget); }
 static inline GtkSpinner *cgtk_spinner(GtkWidget *widget) { return GTK_SPINNER(widget); }
+static inline GtkLabel *cgtk_label(GtkWidget *widget) { return GTK_LABEL(widget); }
 static inline GtkScrolledWindow *cgtk_scrolled_window(GtkWidget *widget) { return GTK_SCROLLED_WINDOW(widget); }
 static inline GtkGrid *cgtk_grid(GtkWidget *widget) { return GTK_GRID(widget); }
 static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }
@@ -151,6 +152,42 @@ static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int
     return bgra;
 }
 
+/// What `widget` shows now (its own drawing and its children's), rendered by its window's renderer into a new
+/// cairo image surface (destroy it with cgtk_surface_destroy); NULL when it is not realised or has no size.
+/// `*points` is set to the widget's width in points (the surface's width in pixels over it is its scale).
+static inline cairo_surface_t *cgtk_widget_render_surface(GtkWidget *widget, int *points) {
+    int w = gtk_widget_get_width(widget);
+    int h = gtk_widget_get_height(widget);
+    GtkNative *native = gtk_widget_get_native(widget);
+    if (w <= 0 || h <= 0 || native == NULL) return NULL;
+    GskRenderer *renderer = gtk_native_get_renderer(native);
+    if (renderer == NULL) return NULL;
+    GdkPaintable *paintable = gtk_widget_paintable_new(widget);
+    GtkSnapshot *snapshot = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, GDK_SNAPSHOT(snapshot), w, h);
+    g_object_unref(paintable);
+    GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
+    if (node == NULL) return NULL;
+    graphene_rect_t area = GRAPHENE_RECT_INIT(0, 0, w, h);
+    GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &area);
+    gsk_render_node_unref(node);
+    int tw = gdk_texture_get_width(texture);
+    int th = gdk_texture_get_height(texture);
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, tw, th);
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        g_object_unref(texture);
+        cairo_surface_destroy(surface);
+        return NULL;
+    }
+    cairo_surface_flush(surface);
+    // Premultiplied B8G8R8A8: cairo's ARGB32 in memory.
+    gdk_texture_download(texture, cairo_image_surface_get_data(surface), cairo_image_surface_get_stride(surface));
+    cairo_surface_mark_dirty(surface);
+    g_object_unref(texture);
+    *points = w;
+    return surface;
+}
+
 // MARK: - Drawing images with cairo
 
 /// A cairo surface of `width` x `height` straight RGBA pixels, premultiplied and reordered as cairo's ARGB32.
@@ -197,7 +234,8 @@ static inline cairo_surface_t *cgtk_surface_scaled(cairo_surface_t *surface, int
 /// Draws `surface` in `width` x `height` points, centred: fitted inside (mode 0), covering (1, the overflow cut
 /// off) or at its own size (2: `image_scale` pixels per point), with `alpha`, turned by `angle` radians about the
 /// centre line (axis 0: vertical, a left-right flip; 1: horizontal, a top-bottom flip) and seen in perspective
-/// from a distance of twice the view's size: drawn as 64 strips, each scaled by its depth.
+/// from a distance of twice the view's size: drawn as 64 strips, each scaled by its depth. The strips meet on whole
+/// pixels, so no background shows between them, and a face seen edge-on stays 2 points wide.
 static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int width, int height, double alpha,
                                      double angle, int axis, int mode, double image_scale) {
     int sw = cairo_image_surface_get_width(surface);
@@ -230,20 +268,31 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
     // image is wider than the view).
     double distance = 2.0 * MAX(MAX(width, height), along);
     double c = cos(angle), s = sin(angle);
+    // Edge-on the face would vanish for a frame: keep it a sliver 2 points wide.
+    double least = 2.0 / MAX(along, 2.0);
+    if (fabs(c) < least) {
+        c = c < 0 ? -least : least;
+        s = (s < 0 ? -1 : 1) * sqrt(1 - c * c);
+    }
+    // Strip i spans [edge(i), edge(i + 1)] across the axis, rounded to whole points: neighbours share an edge
+    // exactly, and the clip is not antialiased, so no half-covered column lets the background through.
     for (int i = 0; i < strips; i++) {
         double u0 = -along / 2 + along * i / strips;
         double u1 = -along / 2 + along * (i + 1) / strips;
         double p0 = distance / (distance - u0 * s);
         double p1 = distance / (distance - u1 * s);
-        double a0 = u0 * c * p0, a1 = u1 * c * p1;  // projected positions across the axis
+        double centre = axis == 0 ? cx : cy;
+        // The projected edges across the axis, on whole points of the view.
+        double a0 = round(centre + u0 * c * p0) - centre, a1 = round(centre + u1 * c * p1) - centre;
         double lo = MIN(a0, a1), hi = MAX(a0, a1);
-        if (hi - lo < 0.01) continue;
+        if (hi - lo < 0.5) continue;                // narrower than a pixel: its neighbours cover the spot
         double depth = (p0 + p1) / 2;               // the strip's size along the axis, in perspective
         double source0 = source_along * i / strips, source1 = source_along * (i + 1) / strips;
         cairo_save(cr);
+        cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
         if (axis == 0) {
             double h = fh * depth;
-            cairo_rectangle(cr, cx + lo, cy - h / 2, hi - lo, h);
+            cairo_rectangle(cr, cx + lo, round(cy - h / 2), hi - lo, round(h));
             cairo_clip(cr);
             // Mirrored when the strip's order is reversed (the back of the plane).
             if (a1 >= a0) {
@@ -256,7 +305,7 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
             cairo_set_source_surface(cr, surface, -source0, 0);
         } else {
             double w = fw * depth;
-            cairo_rectangle(cr, cx - w / 2, cy + lo, w, hi - lo);
+            cairo_rectangle(cr, round(cx - w / 2), cy + lo, round(w), hi - lo);
             cairo_clip(cr);
             if (a1 >= a0) {
                 cairo_translate(cr, cx - w / 2, cy + lo);
@@ -268,6 +317,8 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
             cairo_set_source_surface(cr, surface, 0, -source0);
         }
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+        // The strip's own pixels fill it to its edges (no fading into the transparent outside of the image).
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
         cairo_paint_with_alpha(cr, alpha);
         cairo_restore(cr);
     }

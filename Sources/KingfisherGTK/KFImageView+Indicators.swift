@@ -33,8 +33,12 @@ extension KFImageView {
         switch indicator {
         case let activity as ActivityIndicator:
             let spinner = self.spinner
-            activity.onChange = { state in
-                GTKMainContext.performNowIfCurrent { Self.spin(spinner, state.isAnimating) }
+            activity.onChange = { [weak self] state in
+                GTKMainContext.performNowIfCurrent { [weak self] in
+                    // Stopped at the end of a load: it stays drawn until the image can be (or this turn ends).
+                    if !state.isAnimating { self?.holdWhatIsShown() }
+                    Self.spin(spinner, state.isAnimating)
+                }
             }
             let animating = activity.state.isAnimating
             let offset = activity.centerOffset
@@ -56,9 +60,10 @@ extension KFImageView {
                 self.indicatorSlot.imageView = small
             }
             let slot = indicatorSlot
-            imageIndicator.onChange = { state in
-                GTKMainContext.performNowIfCurrent {
+            imageIndicator.onChange = { [weak self] state in
+                GTKMainContext.performNowIfCurrent { [weak self] in
                     guard let small = slot.imageView else { return }
+                    if !state.isAnimating { self?.holdWhatIsShown() }
                     gtk_widget_set_visible(small.widget.pointer, state.isAnimating ? 1 : 0)
                 }
             }

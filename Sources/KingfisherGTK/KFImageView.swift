@@ -193,6 +193,8 @@ public final class KFImageView: KingfisherImageTarget {
                     guard let self, self.isCurrent(mine) else { return }
                     stage.current = picture.picture
                     stage.previous = nil
+                    stage.cover = nil
+                    stage.installed = mine
                     stage.motion = .still
                     self.playIfAnimated(newValue)
                     gtk_widget_queue_draw(canvas.pointer)
@@ -231,6 +233,8 @@ public final class KFImageView: KingfisherImageTarget {
         case .flipFromTop(let seconds): (duration, kind) = (seconds, .flip(axis: 1, sign: -1))
         case .flipFromBottom(let seconds): (duration, kind) = (seconds, .flip(axis: 1, sign: 1))
         }
+        // What is on screen now (the placeholder, the spinner, the previous image) is what turns or fades away.
+        if GTKMainContext.isCurrent { holdWhatIsShown() }
         let mine = show(newImage)
         let motion = Motion(
             view: self, generation: mine, kind: kind, duration: max(0.001, duration), completion: completion)
@@ -246,8 +250,10 @@ public final class KFImageView: KingfisherImageTarget {
                     return
                 }
                 stage.player = nil
-                stage.previous = pictures.previous
+                stage.previous = stage.cover ?? pictures.previous
                 stage.current = pictures.picture
+                stage.cover = nil
+                stage.installed = mine
                 stage.motion = .moving(kind, progress: 0)
                 gtk_widget_queue_draw(canvas.pointer)
                 // Not on screen, there are no frames to step it: it is over at once.
@@ -269,6 +275,28 @@ public final class KFImageView: KingfisherImageTarget {
 
     fileprivate func isCurrent(_ generation: Int) -> Bool { shown.withLock { $0.generation == generation } }
 
+    /// Keeps what the view shows now — its picture, and the placeholder widget and indicator over it — drawn on
+    /// its canvas until the picture on its way is ready to draw (a transition then starts from it), or, with none
+    /// on its way, until this turn of the main loop ends. Kingfisher stops the indicator and removes a placeholder
+    /// before the new image is drawable (it is converted off the main loop): without this the view would show
+    /// only its background in between. Called before such a change, on the GTK thread; does nothing when the view
+    /// is not on screen or already holds a picture.
+    func holdWhatIsShown() {
+        guard stage.cover == nil, gtk_widget_get_mapped(widget.pointer) != 0 else { return }
+        var points: Int32 = 0
+        guard let surface = cgtk_widget_render_surface(widget.pointer, &points), points > 0 else { return }
+        stage.cover = Stage.Picture(
+            surface: surface, scale: Double(cairo_image_surface_get_width(surface)) / Double(points))
+        gtk_widget_queue_draw(canvas.pointer)
+        // Queued (never run here): the rest of Kingfisher's calls of this turn come first.
+        GTKMainContext.performAfterFrame { [weak self] in
+            guard let self, self.stage.cover != nil, self.isCurrent(self.stage.installed) else { return }
+            // Nothing on its way (a failure, a placeholder kept): what the view shows now is drawn.
+            self.stage.cover = nil
+            gtk_widget_queue_draw(self.canvas.pointer)
+        }
+    }
+
     /// What the canvas draws. Only used on the GTK thread.
     // @unchecked: created on any thread, then read and changed on the GTK main context only.
     final class Stage: @unchecked Sendable {
@@ -286,6 +314,12 @@ public final class KFImageView: KingfisherImageTarget {
         final class Picture {
             let surface: OpaquePointer?
             let scale: Double
+            /// A picture of a surface already made (it takes it over).
+            init(surface: OpaquePointer, scale: Double) {
+                self.surface = surface
+                self.scale = scale
+            }
+
             /// - Parameter fitting: how the view drew last; the copy for that size is made now, too.
             init?(_ image: KFCrossPlatformImage?, preparedFor fitting: Fitting? = nil) {
                 guard let image, image.pixelWidth > 0, image.pixelHeight > 0 else { return nil }
@@ -351,6 +385,11 @@ public final class KFImageView: KingfisherImageTarget {
         let drawnAs = Locked<Fitting?>(nil)
         var current: Picture?
         var previous: Picture?
+        /// What the view showed (overlays included) when Kingfisher began changing it, drawn instead of `current`
+        /// until the picture on its way is installed (see ``KFImageView/holdWhatIsShown()``).
+        var cover: Picture?
+        /// The generation of the last picture installed (see `shown`).
+        var installed = 0
         var motion = Motion.still
         var contentMode = ContentMode.scaleAspectFit
         /// Plays the current image when it is animated.
@@ -376,7 +415,7 @@ public final class KFImageView: KingfisherImageTarget {
             }
             switch motion {
             case .still:
-                paint(player?.picture ?? current, alpha: 1)
+                paint(cover ?? player?.picture ?? current, alpha: 1)
             case .moving(.fade, let progress):
                 paint(previous, alpha: 1 - progress)
                 paint(current, alpha: progress)
@@ -494,6 +533,8 @@ public struct GTKWidgetPlaceholder: Placeholder {
         let overlay = view.widget
         GTKMainContext.performNowIfCurrent {
             guard gtk_widget_get_parent(widget.pointer) == overlay.pointer else { return }
+            // It stays drawn until the image can be (or this turn of the main loop ends).
+            view.holdWhatIsShown()
             gtk_overlay_remove_overlay(cgtk_overlay(overlay.pointer), widget.pointer)
         }
     }

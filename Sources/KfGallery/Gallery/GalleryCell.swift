@@ -35,7 +35,11 @@ final class GalleryCell {
         let label = gtk_label_new(name)!
         // A fixed width: a label left to find its own width in an overlay keeps asking for a new layout.
         gtk_widget_set_size_request(label, max(1, width - 16), -1)
+        gtk_label_set_ellipsize(cgtk_label(label), PANGO_ELLIPSIZE_MIDDLE)
         gtk_widget_set_opacity(label, 0.7)
+        // At the foot of the tile, clear of the spinner in its middle (a centred label sat under it).
+        gtk_widget_set_valign(label, GTK_ALIGN_END)
+        gtk_widget_set_margin_bottom(label, 4)
         self.label = GTKWidgetPlaceholder(label)
     }
 }

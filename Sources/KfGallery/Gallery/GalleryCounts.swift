@@ -21,4 +21,8 @@ struct GalleryCounts: Codable {
     var scaleFactor = 1.0
     /// The widest image loaded, in pixels: thumbnails are made for the tile's size in device pixels.
     var widestImagePixels = 0
+    /// Tiles seen (in screenshots) with their name label and their spinner both shown, and of those, how many had
+    /// the two overlapping.
+    var labelAndSpinnerShown = 0
+    var labelOverSpinner = 0
 }

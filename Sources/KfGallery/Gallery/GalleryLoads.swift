@@ -1,3 +1,4 @@
+import CGtk
 import Foundation
 import KfCommandKit
 import Kingfisher
@@ -72,6 +73,31 @@ final class GalleryLoads {
 
     /// Loads under way.
     var running: Int { window.cells.filter { $0.state == .loading }.count }
+
+    /// Counts the tiles on screen now that show their name label and their spinner, and whether the two overlap.
+    func checkLabelsClearOfSpinners() {
+        for cell in window.cells(in: window.visibleRows) {
+            let label = cell.label.widget.pointer
+            guard gtk_widget_get_parent(label) == cell.view.widget.pointer, gtk_widget_get_visible(label) != 0,
+                let spinner = cell.view.indicatorWidget, gtk_widget_get_visible(spinner.pointer) != 0
+            else { continue }
+            var labelBounds = graphene_rect_t()
+            var turned = graphene_rect_t()
+            guard gtk_widget_compute_bounds(label, cell.view.widget.pointer, &labelBounds) != 0,
+                gtk_widget_compute_bounds(spinner.pointer, cell.view.widget.pointer, &turned) != 0
+            else { continue }
+            // The spinner turns: its bounds are those of its square turned. The square itself, about the same centre.
+            let width = Float(gtk_widget_get_width(spinner.pointer))
+            let height = Float(gtk_widget_get_height(spinner.pointer))
+            var square = graphene_rect_t(
+                origin: graphene_point_t(
+                    x: turned.origin.x + (turned.size.width - width) / 2,
+                    y: turned.origin.y + (turned.size.height - height) / 2),
+                size: graphene_size_t(width: width, height: height))
+            counts.labelAndSpinnerShown += 1
+            if graphene_rect_intersection(&labelBounds, &square, nil) { counts.labelOverSpinner += 1 }
+        }
+    }
 
     private func row(of cell: GalleryCell) -> Int { cell.index / window.layout.columns }
 

@@ -97,6 +97,7 @@ final class GalleryRunner {
             } else if let series = schedule.series {
                 while Double(shotsTaken) * series.every <= min(elapsed, series.until) {
                     shotsTaken += 1
+                    loads.checkLabelsClearOfSpinners()
                     try WindowScreenshot.write(window.window.pointer, to: schedule.seriesFile(shotsTaken)!)
                 }
                 if elapsed >= series.until { _ = finish() }
