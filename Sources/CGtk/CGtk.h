@@ -10,6 +10,8 @@ static inline GtkWindow *cgtk_window(GtkWidget *widget) { return GTK_WINDOW(widg
 static inline GtkOverlay *cgtk_overlay(GtkWidget *widget) { return GTK_OVERLAY(widget); }
 static inline GtkSpinner *cgtk_spinner(GtkWidget *widget) { return GTK_SPINNER(widget); }
 static inline GtkLabel *cgtk_label(GtkWidget *widget) { return GTK_LABEL(widget); }
+static inline GtkButton *cgtk_button(GtkWidget *widget) { return GTK_BUTTON(widget); }
+static inline GtkToggleButton *cgtk_toggle_button(GtkWidget *widget) { return GTK_TOGGLE_BUTTON(widget); }
 static inline GtkScrolledWindow *cgtk_scrolled_window(GtkWidget *widget) { return GTK_SCROLLED_WINDOW(widget); }
 static inline GtkGrid *cgtk_grid(GtkWidget *widget) { return GTK_GRID(widget); }
 static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }

@@ -18,58 +18,18 @@ import XCTest
 // measures anything. Where this package differs by design, a test says so and names the row of
 // docs/kingfisher-parity.md.
 
-extension Result {
-    /// Kingfisher's test helpers' `value` and `error`.
-    var value: Success? { try? get() }
-    var error: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}
-
 // @unchecked: XCTest runs each test and its handlers' checks on the main thread, where `imageView` is set.
-final class ImageViewExtensionTests: XCTestCase, @unchecked Sendable {
+final class ImageViewExtensionTests: KingfisherViewTestCase, @unchecked Sendable {
     var imageView: KFCrossPlatformImageView!
-    private var scratch: URL!
-
-    /// Every wait's safety net (Kingfisher's are 1-5 s on an idle Mac).
-    let timeout: TimeInterval = 30
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try GTKOnMainThread.require()
-        try startServer()
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "kf-gtk-parity-\(UUID().uuidString)", isDirectory: true)
         imageView = KFCrossPlatformImageView()
-        KingfisherManager.shared.downloader = ImageDownloader(name: "testDownloader")
-        KingfisherManager.shared.cache = try ImageCache(name: "default", cacheDirectoryURL: scratch)
-        KingfisherManager.shared.defaultOptions = [.waitForCache]
-        cleanDefaultCache()
     }
 
     override func tearDownWithError() throws {
         imageView = nil
-        if GTKOnMainThread.started {
-            cleanDefaultCache()
-            KingfisherManager.shared.defaultOptions = .empty
-            KingfisherManager.shared.downloader = .default
-            KingfisherManager.shared.cache = .default
-            try stopServer()
-            try? FileManager.default.removeItem(at: scratch)
-        }
         try super.tearDownWithError()
-    }
-
-    /// XCTest's wait, from the test's synchronous body on the main thread (XCTest binds its waits to the main
-    /// actor; Kingfisher's tests call them from `@MainActor` XCTestCase methods).
-    func waitForExpectations(timeout: TimeInterval) {
-        MainActor.assumeIsolated { super.waitForExpectations(timeout: timeout, handler: nil) }
-    }
-
-    /// A cache of its own in this test's directory.
-    private func temporaryCache(_ name: String) throws -> ImageCache {
-        try ImageCache(name: name, cacheDirectoryURL: scratch.appendingPathComponent(name, isDirectory: true))
     }
 
     func testImageDownloadForImageView() {

@@ -9,6 +9,15 @@ import XCTest
 // Kingfisher's test helpers (`testURLs`, `stub`, `delayedStub`, the test images, `cleanDefaultCache`), written for
 // Linux: its URLSession stubs become routes on a real loopback server, started afresh for each test.
 
+extension Result {
+    /// Kingfisher's test helpers' `value` and `error`.
+    var value: Success? { try? get() }
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
 /// The loopback server of the running test.
 let currentServer = Locked<TestHTTPServer?>(nil)
 
