@@ -114,9 +114,9 @@ static inline guint cgtk_add_tick(GtkWidget *widget, cgtk_tick_function function
 
 // MARK: - Screenshots
 
-/// What `widget` shows now, rendered by its window's renderer into straight RGBA bytes (g_free them);
-/// NULL when it is not realised or has no size.
-static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int *height) {
+/// What `widget` shows now (its own drawing and its children's, as last painted), rendered by its window's renderer
+/// into a texture (unref it); NULL when it is not realised or has no size.
+static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {
     int w = gtk_widget_get_width(widget);
     int h = gtk_widget_get_height(widget);
     GtkNative *native = gtk_widget_get_native(widget);
@@ -132,6 +132,13 @@ static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int
     graphene_rect_t area = GRAPHENE_RECT_INIT(0, 0, w, h);
     GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &area);
     gsk_render_node_unref(node);
+    return texture;
+}
+
+/// What `widget` shows now, as straight RGBA bytes (g_free them); NULL when it is not realised or has no size.
+static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int *height) {
+    GdkTexture *texture = cgtk_widget_render_texture(widget);
+    if (texture == NULL) return NULL;
     int tw = gdk_texture_get_width(texture);
     int th = gdk_texture_get_height(texture);
     guint8 *bgra = g_malloc((gsize)tw * th * 4);
@@ -154,28 +161,14 @@ static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int
     return bgra;
 }
 
-/// What `widget` shows now (its own drawing and its children's), rendered by its window's renderer into a new
-/// cairo image surface (destroy it with cgtk_surface_destroy); NULL when it is not realised or has no size.
-/// `*points` is set to the widget's width in points (the surface's width in pixels over it is its scale).
+/// What `widget` shows now, as a new cairo image surface (destroy it with cgtk_surface_destroy); NULL when it is
+/// not realised or has no size. `*points` is set to the widget's width in points (the surface's width in pixels
+/// over it is its scale).
 static inline cairo_surface_t *cgtk_widget_render_surface(GtkWidget *widget, int *points) {
-    int w = gtk_widget_get_width(widget);
-    int h = gtk_widget_get_height(widget);
-    GtkNative *native = gtk_widget_get_native(widget);
-    if (w <= 0 || h <= 0 || native == NULL) return NULL;
-    GskRenderer *renderer = gtk_native_get_renderer(native);
-    if (renderer == NULL) return NULL;
-    GdkPaintable *paintable = gtk_widget_paintable_new(widget);
-    GtkSnapshot *snapshot = gtk_snapshot_new();
-    gdk_paintable_snapshot(paintable, GDK_SNAPSHOT(snapshot), w, h);
-    g_object_unref(paintable);
-    GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
-    if (node == NULL) return NULL;
-    graphene_rect_t area = GRAPHENE_RECT_INIT(0, 0, w, h);
-    GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &area);
-    gsk_render_node_unref(node);
-    int tw = gdk_texture_get_width(texture);
-    int th = gdk_texture_get_height(texture);
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, tw, th);
+    GdkTexture *texture = cgtk_widget_render_texture(widget);
+    if (texture == NULL) return NULL;
+    cairo_surface_t *surface = cairo_image_surface_create(
+        CAIRO_FORMAT_ARGB32, gdk_texture_get_width(texture), gdk_texture_get_height(texture));
     if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
         g_object_unref(texture);
         cairo_surface_destroy(surface);
@@ -186,7 +179,7 @@ static inline cairo_surface_t *cgtk_widget_render_surface(GtkWidget *widget, int
     gdk_texture_download(texture, cairo_image_surface_get_data(surface), cairo_image_surface_get_stride(surface));
     cairo_surface_mark_dirty(surface);
     g_object_unref(texture);
-    *points = w;
+    *points = gtk_widget_get_width(widget);
     return surface;
 }
 

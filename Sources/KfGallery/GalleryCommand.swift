@@ -71,6 +71,13 @@ struct GalleryCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "End --screenshots SECONDS after the loads settle (none runs any more), if before --screenshot-until: "
+                + "films every load and its transition however long the origin takes.",
+            valueName: "SECONDS"))
+    var screenshotSettle: Double?
+
+    @Option(
+        help: ArgumentHelp(
             "Scroll from the top to the bottom over SECONDS (at most half a screen a frame, so every row comes "
                 + "on screen), then quit once the loads settle (for benchmarks).",
             valueName: "SECONDS"))
@@ -96,7 +103,7 @@ struct GalleryCommand: ParsableCommand {
         if !(0...50).contains(prefetch) { throw ValidationError("--prefetch must be 0 to 50 rows.") }
         for (name, value) in [
             ("--screenshot-after", screenshotAfter), ("--screenshot-until", screenshotUntil),
-            ("--scroll-through", scrollThrough ?? 1),
+            ("--screenshot-settle", screenshotSettle ?? 0), ("--scroll-through", scrollThrough ?? 1),
         ] where !(value >= 0 && value <= 3600) {
             throw ValidationError("\(name) must be 0 to 3600 seconds.")
         }
@@ -177,6 +184,7 @@ struct GalleryCommand: ParsableCommand {
         let url = { (path: String) in URL(fileURLWithPath: (path as NSString).expandingTildeInPath) }
         if let screenshot { schedule.screenshot = (url(screenshot), screenshotAfter) }
         if let screenshots { schedule.series = (url(screenshots), screenshotEvery, screenshotUntil) }
+        schedule.seriesSettle = screenshotSettle
         schedule.scrollSeconds = scrollThrough
         return schedule
     }

@@ -15,6 +15,8 @@ final class GalleryRunner {
     private var firstFrame: Int64?
     private var shotsTaken = 0
     private var scrollEnded: Double?
+    /// When the loads were last seen settled (none running after some ran); `nil` while one runs.
+    private var loadsSettled: Double?
     /// Seconds since the first frame, as of the frame being made.
     private var elapsedNow: Double?
 
@@ -100,7 +102,16 @@ final class GalleryRunner {
                     loads.checkLabelsClearOfSpinners()
                     try WindowScreenshot.write(window.window.pointer, to: schedule.seriesFile(shotsTaken)!)
                 }
-                if elapsed >= series.until { _ = finish() }
+                if loads.running > 0 || loads.counts.started == 0 {
+                    loadsSettled = nil
+                } else if loadsSettled == nil {
+                    loadsSettled = elapsed
+                }
+                let settledLongEnough =
+                    schedule.seriesSettle.map { settle in
+                        loadsSettled.map { elapsed - $0 >= settle } ?? false
+                    } ?? false
+                if elapsed >= series.until || settledLongEnough { _ = finish() }
             }
         } catch {
             failure = error

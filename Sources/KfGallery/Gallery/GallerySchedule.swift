@@ -8,6 +8,8 @@ struct GallerySchedule {
     var screenshot: (file: URL, after: Double)?
     /// A numbered series every `every` seconds up to `until`, then quit.
     var series: (directory: URL, every: Double, until: Double)?
+    /// End the series this long after the loads settled (none runs, some ran), if that comes before `until`.
+    var seriesSettle: Double?
     /// Scroll from the top to the bottom over this many seconds; quit once the loads it started have settled.
     var scrollSeconds: Double?
 
