@@ -114,6 +114,17 @@ static inline guint cgtk_add_tick(GtkWidget *widget, cgtk_tick_function function
 
 // MARK: - Screenshots
 
+/// Whether any of `widget` lies inside its window (a tile scrolled out of view does not).
+static inline int cgtk_widget_in_window(GtkWidget *widget) {
+    GtkRoot *root = gtk_widget_get_root(widget);
+    if (root == NULL) return 0;
+    GtkWidget *window = GTK_WIDGET(root);
+    graphene_rect_t bounds;
+    if (!gtk_widget_compute_bounds(widget, window, &bounds)) return 0;
+    graphene_rect_t inside = GRAPHENE_RECT_INIT(0, 0, gtk_widget_get_width(window), gtk_widget_get_height(window));
+    return graphene_rect_intersection(&bounds, &inside, NULL);
+}
+
 /// What `widget` shows now (its own drawing and its children's, as last painted), rendered by its window's renderer
 /// into a texture (unref it); NULL when it is not realised or has no size.
 static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {

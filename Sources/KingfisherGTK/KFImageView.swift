@@ -280,9 +280,11 @@ public final class KFImageView: KingfisherImageTarget {
     /// on its way, until this turn of the main loop ends. Kingfisher stops the indicator and removes a placeholder
     /// before the new image is drawable (it is converted off the main loop): without this the view would show
     /// only its background in between. Called before such a change, on the GTK thread; does nothing when the view
-    /// is not on screen or already holds a picture.
+    /// is not on screen (unmapped, or scrolled out of its window: a gallery cancelling the loads of tiles scrolled
+    /// away renders none of them) or already holds a picture.
     func holdWhatIsShown() {
-        guard stage.cover == nil, gtk_widget_get_mapped(widget.pointer) != 0 else { return }
+        guard stage.cover == nil, gtk_widget_get_mapped(widget.pointer) != 0, cgtk_widget_in_window(widget.pointer) != 0
+        else { return }
         var points: Int32 = 0
         guard let surface = cgtk_widget_render_surface(widget.pointer, &points), points > 0 else { return }
         stage.cover = Stage.Picture(

@@ -104,11 +104,11 @@ struct GalleryTransitionFilmTests {
             }
         }
         #expect(blank.isEmpty, "\(blank.count) blank tiles, first: \(blank.prefix(8))")
-        // The film holds each tile's wait and its image, and for a flip the turn between them (a fade's blend is
-        // near no colour of the image's until its last frames).
-        let flips = transition.hasPrefix("flip")
-        #expect(
-            phases.allSatisfy { $0.waiting > 0 && (!flips || $0.turning > 0) && $0.shown > 0 }, "\(phases)")
+        // The film holds each tile's wait and its image, and for a flip the turn between them (the tiles turn
+        // together: on a loaded machine a frame may fall in the turn of some of them only; a fade's blend is near
+        // no colour of the image's until its last frames).
+        #expect(phases.allSatisfy { $0.waiting > 0 && $0.shown > 0 }, "\(phases)")
+        if transition.hasPrefix("flip") { #expect(phases.contains { $0.turning > 0 }, "\(phases)") }
         // The name label sits clear of the spinner.
         let counts = try #require(
             try GalleryCommandTests.report(scratch.path("report.json"))["counts"] as? [String: Int])

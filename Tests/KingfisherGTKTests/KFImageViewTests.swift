@@ -215,12 +215,18 @@ struct KFImageViewTests {
     private static func extentDuring(
         _ window: Range<Double>, of view: KFImageView, horizontal: Bool
     ) async -> (count: Int, blue: Bool) {
+        // Read right after a frame is painted, with the progress it was painted at: a render shows the last painted
+        // frame, and between two frames the progress has moved on (a loaded machine paints seldom).
         let seen = Locked<(count: Int, blue: Bool)?>(nil)
-        _ = await waitOnGTK {
-            guard window.contains(view.transitionProgress) else { return false }
-            seen.withLock { $0 = ViewProbe.extent(view, horizontal: horizontal) }
-            return true
+        await onGTK {
+            guard let clock = gtk_widget_get_frame_clock(view.widget.pointer) else { return }
+            GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint") {
+                guard seen.withLock({ $0 }) == nil, window.contains(view.transitionProgress) else { return }
+                let extent = ViewProbe.extent(view, horizontal: horizontal)
+                seen.withLock { $0 = extent }
+            }
         }
+        _ = await waitOnGTK { seen.withLock { $0 } != nil }
         return seen.withLock { $0 } ?? (0, false)
     }
 }
