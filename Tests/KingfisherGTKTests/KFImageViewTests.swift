@@ -56,16 +56,21 @@ struct KFImageViewTests {
         #expect(await waitOnGTK { (ViewProbe.renderedCentre(view)?[2] ?? 0) > 200 })
         let done = Locked<Bool?>(nil)
         view.transition(.fade(4.0), from: blue, to: green) { finished in done.withLock { $0 = finished } }
-        // Mid-fade the centre mixes blue and green: drawn and read on the GTK thread together with the progress it
-        // is drawn at (read apart, a loaded machine once moved the fade on to nearly green in between). At the end
-        // it is green.
-        var mid: (progress: Double, pixel: [UInt8])?
-        let deadline = Date().addingTimeInterval(30)  // a safety net: the loop ends at the first mid-fade frame
-        while mid == nil, Date() < deadline, done.withLock({ $0 }) == nil {
-            let sample = await onGTK { (Double(view.transitionProgress), ViewProbe.renderedCentre(view)) }
-            if sample.0 > 0.25, sample.0 < 0.75, let pixel = sample.1 { mid = (sample.0, pixel) }
-            try await Task.sleep(for: .milliseconds(10))
+        // Mid-fade the centre mixes blue and green: read right after a frame is painted, with the progress it was
+        // painted at (a render shows the last painted frame; a loaded machine paints seldom). At the end it is green.
+        let midFade = Locked<(progress: Double, pixel: [UInt8])?>(nil)
+        await onGTK {
+            guard let clock = gtk_widget_get_frame_clock(view.widget.pointer) else { return }
+            GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint") {
+                let progress = Double(view.transitionProgress)
+                guard midFade.withLock({ $0 }) == nil, progress > 0.25, progress < 0.75,
+                    let pixel = ViewProbe.renderedCentre(view)
+                else { return }
+                midFade.withLock { $0 = (progress, pixel) }
+            }
         }
+        _ = await waitOnGTK { midFade.withLock { $0 } != nil || done.withLock { $0 } != nil }
+        let mid = midFade.withLock { $0 }
         let sampled = try #require(mid, "no frame drawn mid-fade")
         #expect(sampled.pixel[1] > 60 && sampled.pixel[2] > 60, "\(sampled)")
         #expect(await waitOnGTK { done.withLock { $0 } == true })
