@@ -88,15 +88,17 @@ struct KFImageViewTests {
         let green = try ViewProbe.solid([20, 220, 20, 255], width: 80, height: 80)
         view.image = blue
         #expect(await waitOnGTK { ViewProbe.extent(view, horizontal: horizontal).count >= 78 })
+        // Filmed from before it starts: the first frame painted a quarter of the way and the first three quarters of
+        // the way, each read right after it was painted, with the progress it was painted at.
+        let samples = await Self.extentsDuring([0.15..<0.35, 0.65..<0.85], of: view, horizontal: horizontal)
         let done = Locked<Bool?>(nil)
         view.transition(transition, from: blue, to: green) { finished in done.withLock { $0 = finished } }
+        #expect(await waitOnGTK { samples.withLock { $0.allSatisfy { $0 != nil } } || done.withLock { $0 } != nil })
+        let (early, late) = samples.withLock { ($0[0] ?? (0, false), $0[1] ?? (0, false)) }
         // A quarter of the way: the old (blue) face, turned, so narrower across the turn.
-        // (Progress and pixels read in one go on the GTK thread, so that no frame comes between them.)
-        let early = await Self.extentDuring(0.15..<0.35, of: view, horizontal: horizontal)
         #expect(early.count > 5 && early.count < 76, "\(early.count)")
         #expect(early.blue, "the old image on the front face")
         // Three quarters: the new (green) face turning in, still narrower.
-        let late = await Self.extentDuring(0.65..<0.85, of: view, horizontal: horizontal)
         #expect(late.count > 5 && late.count < 76, "\(late.count)")
         #expect(!late.blue, "the new image on the back face")
         // The end: full size again, green.
@@ -217,21 +219,23 @@ struct KFImageViewTests {
 
     /// The view's extent across the turn, read when the transition's progress is in `window` (zero when it never
     /// was, within the time allowed).
-    private static func extentDuring(
-        _ window: Range<Double>, of view: KFImageView, horizontal: Bool
-    ) async -> (count: Int, blue: Bool) {
-        // Read right after a frame is painted, with the progress it was painted at: a render shows the last painted
-        // frame, and between two frames the progress has moved on (a loaded machine paints seldom).
-        let seen = Locked<(count: Int, blue: Bool)?>(nil)
+    /// For each of `windows` of progress, the extent of the first frame painted in it (read right after it was
+    /// painted: a render shows the last painted frame, and between two frames the progress moves on).
+    private static func extentsDuring(
+        _ windows: [Range<Double>], of view: KFImageView, horizontal: Bool
+    ) async -> Locked<[(count: Int, blue: Bool)?]> {
+        let seen = Locked<[(count: Int, blue: Bool)?]>(Array(repeating: nil, count: windows.count))
         await onGTK {
             guard let clock = gtk_widget_get_frame_clock(view.widget.pointer) else { return }
             GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint") {
-                guard seen.withLock({ $0 }) == nil, window.contains(view.transitionProgress) else { return }
+                let progress = view.transitionProgress
+                guard let index = windows.firstIndex(where: { $0.contains(progress) }),
+                    seen.withLock({ $0[index] }) == nil
+                else { return }
                 let extent = ViewProbe.extent(view, horizontal: horizontal)
-                seen.withLock { $0 = extent }
+                seen.withLock { $0[index] = extent }
             }
         }
-        _ = await waitOnGTK { seen.withLock { $0 } != nil }
-        return seen.withLock { $0 } ?? (0, false)
+        return seen
     }
 }
