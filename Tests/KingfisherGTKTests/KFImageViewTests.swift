@@ -59,15 +59,12 @@ struct KFImageViewTests {
         // Mid-fade the centre mixes blue and green: read right after a frame is painted, with the progress it was
         // painted at (a render shows the last painted frame; a loaded machine paints seldom). At the end it is green.
         let midFade = Locked<(progress: Double, pixel: [UInt8])?>(nil)
-        await onGTK {
-            guard let clock = gtk_widget_get_frame_clock(view.widget.pointer) else { return }
-            GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint") {
-                let progress = Double(view.transitionProgress)
-                guard midFade.withLock({ $0 }) == nil, progress > 0.25, progress < 0.75,
-                    let pixel = ViewProbe.renderedCentre(view)
-                else { return }
-                midFade.withLock { $0 = (progress, pixel) }
-            }
+        await ViewProbe.afterEachPaint(of: view.widget) {
+            let progress = Double(view.transitionProgress)
+            guard midFade.withLock({ $0 }) == nil, progress > 0.25, progress < 0.75,
+                let pixel = ViewProbe.renderedCentre(view)
+            else { return }
+            midFade.withLock { $0 = (progress, pixel) }
         }
         _ = await waitOnGTK { midFade.withLock { $0 } != nil || done.withLock { $0 } != nil }
         let mid = midFade.withLock { $0 }
@@ -225,16 +222,13 @@ struct KFImageViewTests {
         _ windows: [Range<Double>], of view: KFImageView, horizontal: Bool
     ) async -> Locked<[(count: Int, blue: Bool)?]> {
         let seen = Locked<[(count: Int, blue: Bool)?]>(Array(repeating: nil, count: windows.count))
-        await onGTK {
-            guard let clock = gtk_widget_get_frame_clock(view.widget.pointer) else { return }
-            GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint") {
-                let progress = view.transitionProgress
-                guard let index = windows.firstIndex(where: { $0.contains(progress) }),
-                    seen.withLock({ $0[index] }) == nil
-                else { return }
-                let extent = ViewProbe.extent(view, horizontal: horizontal)
-                seen.withLock { $0[index] = extent }
-            }
+        await ViewProbe.afterEachPaint(of: view.widget) {
+            let progress = view.transitionProgress
+            guard let index = windows.firstIndex(where: { $0.contains(progress) }),
+                seen.withLock({ $0[index] }) == nil
+            else { return }
+            let extent = ViewProbe.extent(view, horizontal: horizontal)
+            seen.withLock { $0[index] = extent }
         }
         return seen
     }

@@ -24,10 +24,7 @@ struct KFImageViewTransitionTests {
         #expect(await waitOnGTK { view.stage.current != nil && (ViewProbe.renderedCentre(view)?[3] ?? 0) == 255 })
         // A render shows what the last frame painted: each angle is read after a frame painted it.
         let painted = Locked(0)
-        await onGTK {
-            guard let clock = gtk_widget_get_frame_clock(window.pointer) else { return }
-            GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint") { painted.withLock { $0 += 1 } }
-        }
+        await ViewProbe.afterEachPaint(of: window) { painted.withLock { $0 += 1 } }
         var seams: [String] = []
         for axis: Int32 in [0, 1] {
             for step in 1..<60 {
@@ -78,15 +75,12 @@ struct KFImageViewTransitionTests {
         // Filmed: each frame the window paints, as painted (rendered right after it, on the GTK thread).
         let film = Locked<[(progress: Double, drawn: Int, green: Bool)]>([])
         let filming = Locked(false)
-        await onGTK {
-            guard let clock = gtk_widget_get_frame_clock(window.pointer) else { return }
-            GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint") {
-                guard filming.withLock({ $0 }) else { return }
-                let centre = ViewProbe.renderedCentre(view)
-                let green = centre.map { $0[1] > 150 && $0[0] < 80 && $0[3] > 200 } ?? false
-                let frame = (view.transitionProgress, Self.drawnPixels(view), green)
-                film.withLock { $0.append(frame) }
-            }
+        await ViewProbe.afterEachPaint(of: window) {
+            guard filming.withLock({ $0 }) else { return }
+            let centre = ViewProbe.renderedCentre(view)
+            let green = centre.map { $0[1] > 150 && $0[0] < 80 && $0[3] > 200 } ?? false
+            let frame = (view.transitionProgress, Self.drawnPixels(view), green)
+            film.withLock { $0.append(frame) }
         }
         let label = await onGTK { GTKObject(gtk_label_new("Loading the picture")!) }
         view.kf.indicatorType = .activity

@@ -28,6 +28,16 @@ enum ViewProbe {
         }
     }
 
+    /// Calls `body` on the GTK thread right after each frame `widget`'s window paints: a render of a widget shows
+    /// its last painted frame (not changes queued since), so a frame read there is the one painted, with the state
+    /// it was painted from.
+    static func afterEachPaint(of widget: GTKObject<GtkWidget>, _ body: @escaping @Sendable () -> Void) async {
+        await onGTK {
+            guard let clock = gtk_widget_get_frame_clock(widget.pointer) else { return }
+            GTKCallbacks.connect(UnsafeMutableRawPointer(clock), "after-paint", body)
+        }
+    }
+
     /// On the GTK thread: what `view` shows now, as straight RGBA rows.
     static func rendered(_ view: KFImageView) -> (pixels: [UInt8], width: Int, height: Int)? {
         var width: Int32 = 0
