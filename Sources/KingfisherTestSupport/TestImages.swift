@@ -6,7 +6,7 @@ import Kingfisher
 public enum TestImages {
     /// A progressive JPEG (ten scans) of busy stripes and speckle, so each scan adds visible detail.
     public static func progressiveJPEG(width: Int, height: Int) -> Data {
-        _ = ImageEngine.libvipsVersion  // starts libvips before calling it directly
+        ImageEngine.startLibvips()  // before calling libvips directly
         var bytes = [UInt8](repeating: 0, count: width * height * 3)
         for index in bytes.indices {
             let (pixel, band) = index.quotientAndRemainder(dividingBy: 3)

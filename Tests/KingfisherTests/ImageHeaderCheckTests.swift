@@ -65,4 +65,54 @@ struct ImageHeaderCheckTests {
         #expect(frames == ImageEngine.maximumFrameCount + 1)
         #expect(error(gif, allFrames: false) == nil)
     }
+
+    /// JPEG and PNG headers are read in Swift (libvips is not started for them): what that reading gives must be what
+    /// libvips' loader reports for the same bytes.
+    @Test func jpegAndPNGHeadersReadInSwiftAgreeWithLibvips() throws {
+        let cases: [(String, Data)] = [
+            ("PNG", Fixtures.png(width: 37, height: 21)), ("grey PNG", Fixtures.greyPNG()),
+            ("palette PNG", Fixtures.palettePNG(width: 19, height: 7)),
+            ("16-bit PNG", Fixtures.png16(rgb: Array(repeating: 0x1234, count: 16 * 16 * 3))),
+            ("PNG with a profile", Fixtures.srgbProfilePNG(rgb: Array(repeating: 90, count: 8 * 8 * 3))),
+            ("JPEG", Fixtures.jpeg(width: 65, height: 33)), ("progressive JPEG", Fixtures.progressiveJPEG()),
+            ("CMYK JPEG", Fixtures.cmykJPEG(cmyk: Array(repeating: 40, count: 32 * 32 * 4))),
+            ("oriented JPEG", Fixtures.orientedJPEG(orientation: 6)),
+        ]
+        for (name, data) in cases {
+            let read = try #require(ImageHeaderCheck.sizeReadInSwift(of: data), "\(name)")
+            let libvips = try ImageDecoder.headerFrames(of: data)
+            #expect(read.width == libvips.width && read.height == libvips.height, "\(name)")
+            #expect(error(data) == nil, "\(name)")
+        }
+    }
+
+    /// A header the Swift reading has any doubt about goes to libvips' loader, which gives its verdict: what is
+    /// refused stays refused, with the loader's reason.
+    @Test func headersTheSwiftReadingDoubtsAreLeftToLibvips() throws {
+        var png = [UInt8](Fixtures.png(width: 20, height: 10))
+        png[30] ^= 0xFF  // IHDR's CRC
+        var badDepth = [UInt8](Fixtures.png(width: 20, height: 10))
+        badDepth[24] = 7
+        var twelveBit = [UInt8](Fixtures.jpeg(width: 20, height: 10))
+        let sof = try #require((0..<twelveBit.count - 1).first { twelveBit[$0] == 0xFF && twelveBit[$0 + 1] == 0xC0 })
+        twelveBit[sof + 4] = 12
+        var scanFirst = [UInt8](Fixtures.jpeg(width: 20, height: 10))
+        scanFirst.replaceSubrange(2..<2, with: [0xFF, 0xDA, 0x00, 0x02])
+        for (name, bytes) in [("PNG CRC", png), ("PNG depth", badDepth), ("12-bit", twelveBit), ("SOS", scanFirst)] {
+            let data = Data(bytes)
+            #expect(ImageHeaderCheck.sizeReadInSwift(of: data) == nil, "\(name)")
+            let verdict = Result { () throws(KingfisherError) in try ImageDecoder.headerFrames(of: data) }
+            switch (verdict, error(data)) {
+            case (.success, nil), (.failure, _?): break
+            default: Issue.record("\(name): the check and libvips' loader disagree")
+            }
+        }
+        // A header over the pixel limit read in Swift is refused with the limit's reason, as libvips' would be.
+        let large = Fixtures.pngHeaderOnly(width: 40_000, height: 40_000)
+        #expect(ImageHeaderCheck.sizeReadInSwift(of: large)?.width == 40_000)
+        guard case .processorError(.pixelLimitExceeded(40_000, 40_000, _)) = error(large) else {
+            Issue.record("expected pixelLimitExceeded, got \(String(describing: error(large)))")
+            return
+        }
+    }
 }

@@ -23,7 +23,7 @@ struct ProgressiveJPEGDCStreamTests {
     /// libjpeg's 1/8-scale decode of `bytes`, as raw pixels; `nil` when libvips refuses it. With `strict`, a libjpeg
     /// warning (a scan that ends early or late, a bogus progression) fails the decode.
     private func eighthScalePixels(_ bytes: [UInt8], strict: Bool) -> [UInt8]? {
-        _ = ImageEngine.libvipsVersion
+        ImageEngine.startLibvips()  // before calling libvips directly
         let failOn = strict ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR
         return bytes.withUnsafeBytes { buffer -> [UInt8]? in
             guard

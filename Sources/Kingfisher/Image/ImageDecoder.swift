@@ -161,8 +161,13 @@ package enum ImageDecoder {
 
     /// Everything a decode checks before it computes a pixel, without computing one: a format that decodes here,
     /// a header its loader reads, and the pixel limit (every frame counted when `allFrames` and the format can be
-    /// animated) and frame limit. Throws the error the decode would throw at that point.
+    /// animated) and frame limit. Throws the error the decode would throw at that point. A JPEG or PNG header is
+    /// read in Swift when it can be (``ImageHeaderCheck/sizeReadInSwift(of:)``): libvips is not started for it.
     static func checkHeader(of data: Data, allFrames: Bool) throws(KingfisherError) {
+        if let size = ImageHeaderCheck.sizeReadInSwift(of: data) {
+            try checkPixelLimit(width: size.width, height: size.height)
+            return
+        }
         let format = try checkedFormat(of: data)
         let opened = data.withUnsafeBytes { bytes in
             Result { () throws(KingfisherError) in

@@ -48,6 +48,12 @@ public enum ImageEngine {
         VipsRuntime.versionString
     }
 
+    /// Starts libvips (once per process) for code of this package that calls it directly, as tests making
+    /// fixtures do; the library itself starts it on first use.
+    package static func startLibvips() {
+        _ = try? VipsRuntime.start()
+    }
+
     /// Whether data in `format` can be decoded here. Depends on how the installed libvips was built.
     public static func canDecode(_ format: ImageFormat) -> Bool {
         guard let loader = format.loaderNickname else { return false }

@@ -10,11 +10,12 @@ extension KFCrossPlatformImage {
     /// methods return it unchanged, and a processor given it fails (`processingFailed`) — as `UIImage()` draws
     /// nothing. A cache stores it in memory only: the serializer has no bytes for the disk.
     public convenience init() {
-        self.init(storage: Self.emptyPixel, scale: 1, animation: nil, animatedImageData: nil, isEmptyImage: true)
+        self.init(storage: nil, scale: 1, animation: nil, animatedImageData: nil, isEmptyImage: true)
     }
 
-    /// The one transparent pixel every empty image holds, never read: libvips has no 0 x 0 image.
-    private static let emptyPixel: VipsImageHandle = {
+    /// The one transparent pixel every empty image stands for, made when first asked for (libvips has no 0 x 0
+    /// image).
+    static let emptyPixel: VipsImageHandle = {
         try? VipsRuntime.start()
         let bytes: [UInt8] = [0, 0, 0, 0]
         let pointer = bytes.withUnsafeBytes { raw in

@@ -23,7 +23,10 @@ public final class KFCrossPlatformImage: Sendable {
     }
 
     /// The pixels: one frame, or every frame stacked top to bottom (libvips' `page-height` layout).
-    let storage: VipsImageHandle
+    var storage: VipsImageHandle { pixels ?? Self.emptyPixel }
+    /// `nil` for ``isEmptyImage``, whose pixel is made on first use: an empty image (what a header check gives)
+    /// does not start libvips.
+    private let pixels: VipsImageHandle?
     /// The scale: pixels per point. 1 unless the image was created with another.
     public let scale: CGFloat
     let animation: Animation?
@@ -36,10 +39,10 @@ public final class KFCrossPlatformImage: Sendable {
     private let originalAnimatedData: Locked<Data?>
 
     init(
-        storage: VipsImageHandle, scale: CGFloat, animation: Animation?, animatedImageData: Data?,
+        storage: VipsImageHandle?, scale: CGFloat, animation: Animation?, animatedImageData: Data?,
         sourceFrameCount: Int? = nil, frameSource: (any ImageFrameSource)? = nil, isEmptyImage: Bool = false
     ) {
-        self.storage = storage
+        self.pixels = isEmptyImage ? nil : storage
         self.scale = scale.isFinite && scale > 0 ? scale : 1
         self.animation = animation
         self.sourceFrameCount = sourceFrameCount

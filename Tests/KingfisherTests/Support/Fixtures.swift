@@ -218,7 +218,7 @@ enum Fixtures {
     private static func raw(_ bytes: [UInt8], width: Int, height: Int, bands: Int, format: VipsBandFormat)
         -> UnsafeMutablePointer<VipsImage>
     {
-        _ = ImageEngine.libvipsVersion  // starts libvips before calling it directly
+        ImageEngine.startLibvips()  // before calling libvips directly
         return bytes.withUnsafeBytes {
             cvips_new_from_memory_copy(
                 $0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), Int32(format.rawValue))!
