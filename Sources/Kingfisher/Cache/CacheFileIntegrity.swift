@@ -61,10 +61,11 @@ enum CacheFileIntegrity {
         return matches ? .intact : .damaged("its bytes do not match the checksum stored with them")
     }
 
-    /// Attaches the checksum of `data` to the open file; best effort: a file system without extended attributes
-    /// keeps the file without one, and reads fall back to the end-of-data check.
-    static func attachChecksum(of data: Data, toDescriptor descriptor: Int32) {
-        var bigEndian = checksum(of: data).bigEndian
+    /// Attaches the checksum of `data` (`known` when the caller computed it already) to the open file; best
+    /// effort: a file system without extended attributes keeps the file without one, and reads fall back to the
+    /// end-of-data check.
+    static func attachChecksum(of data: Data, known: UInt32? = nil, toDescriptor descriptor: Int32) {
+        var bigEndian = (known ?? checksum(of: data)).bigEndian
         withUnsafeBytes(of: &bigEndian) { bytes in
             #if canImport(Darwin)
                 _ = fsetxattr(descriptor, attributeName, bytes.baseAddress, bytes.count, 0, 0)

@@ -88,6 +88,14 @@ public enum DiskStorage {
             value: T, forKey key: String, expiration: StorageExpiration? = nil,
             writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil
         ) throws(KingfisherError) {
+            try store(value: value, forKey: key, expiration: expiration, forcedExtension: forcedExtension, checksum: nil)
+        }
+
+        /// As ``store(value:forKey:expiration:writeOptions:forcedExtension:)``, with the CRC-32C of the value's
+        /// bytes when the caller computed it already (a download's bytes, for its HTTP record): not computed again.
+        func store(
+            value: T, forKey key: String, expiration: StorageExpiration?, forcedExtension: String?, checksum: UInt32?
+        ) throws(KingfisherError) {
             let config = self.config
             let now = config.now()
             let expiresAt = (expiration ?? config.expiration).estimatedExpirationSince(now)
@@ -104,12 +112,12 @@ public enum DiskStorage {
             }
             let previousSize = CacheFileSystem.meta(atPath: fileURL.path)?.size ?? 0
             do {
-                try writeAtomically(data, to: fileURL, lastAccess: now, expiresAt: expiresAt)
+                try writeAtomically(data, to: fileURL, lastAccess: now, expiresAt: expiresAt, checksum: checksum)
             } catch let error as POSIXErrorBox where error.code == ENOENT {
                 // The directory vanished (removed by hand or another process): make it again, once.
                 try? prepareDirectory()
                 do {
-                    try writeAtomically(data, to: fileURL, lastAccess: now, expiresAt: expiresAt)
+                    try writeAtomically(data, to: fileURL, lastAccess: now, expiresAt: expiresAt, checksum: checksum)
                 } catch {
                     throw .cacheError(
                         reason: .cannotCreateCacheFile(fileURL: fileURL, key: key, data: data, error: error))
@@ -263,11 +271,13 @@ public enum DiskStorage {
             }
         }
 
-        private func writeAtomically(_ data: Data, to url: URL, lastAccess: Date, expiresAt: Date) throws {
+        private func writeAtomically(
+            _ data: Data, to url: URL, lastAccess: Date, expiresAt: Date, checksum: UInt32?
+        ) throws {
             let temporary = directoryURL.appendingPathComponent(CacheTemporaryFile.makeName(), isDirectory: false)
             do {
                 try CacheFileSystem.createFile(
-                    atPath: temporary.path, data: data, lastAccess: lastAccess, expiresAt: expiresAt)
+                    atPath: temporary.path, data: data, lastAccess: lastAccess, expiresAt: expiresAt, checksum: checksum)
                 try CacheFileSystem.rename(temporary.path, over: url.path)
             } catch {
                 _ = try? CacheFileSystem.unlinkFile(atPath: temporary.path)

@@ -130,12 +130,12 @@ extension ImageCache {
     /// next measurement.)
     func enqueueWrite(
         _ data: Data, computedKey: String, expiration: StorageExpiration?, writeOptions: Data.WritingOptions = [],
-        forcedExtension: String?, done: (@Sendable (KingfisherError?) -> Void)? = nil
+        forcedExtension: String?, checksum: UInt32? = nil, done: (@Sendable (KingfisherError?) -> Void)? = nil
     ) {
         io.submit {
             let result = self.writeToDisk(
                 data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
-                forcedExtension: forcedExtension)
+                forcedExtension: forcedExtension, checksum: checksum)
             guard let done else { return }
             if case .failure(let error) = result { done(error) } else { done(nil) }
         }
@@ -145,25 +145,26 @@ extension ImageCache {
     /// once they are written: the failure, if any.
     func write(
         _ data: Data, computedKey: String, expiration: StorageExpiration?, writeOptions: Data.WritingOptions = [],
-        forcedExtension: String?
+        forcedExtension: String?, checksum: UInt32? = nil
     ) async -> KingfisherError? {
         let result = await io.perform {
             self.writeToDisk(
                 data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
-                forcedExtension: forcedExtension)
+                forcedExtension: forcedExtension, checksum: checksum)
         }
         if case .failure(let error) = result { return error }
         return nil
     }
 
+    /// `checksum`: the CRC-32C of `data` when the caller computed it already.
     func writeToDisk(
         _ data: Data, forKey computedKey: String, expiration: StorageExpiration?,
-        writeOptions: Data.WritingOptions, forcedExtension: String?
+        writeOptions: Data.WritingOptions, forcedExtension: String?, checksum: UInt32? = nil
     ) -> Result<Void, KingfisherError> {
         do {
             try diskStorage.store(
-                value: data, forKey: computedKey, expiration: expiration, writeOptions: writeOptions,
-                forcedExtension: forcedExtension)
+                value: data, forKey: computedKey, expiration: expiration, forcedExtension: forcedExtension,
+                checksum: checksum)
             metrics.countWrite()
             sweepIfOverSizeLimit()
             return .success(())

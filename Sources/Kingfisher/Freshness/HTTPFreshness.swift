@@ -1,32 +1,34 @@
-import CChecksum
 import Foundation
 import KingfisherLocking
 
 /// The cache side of following HTTP caching: making a response's record, and keeping the records and the entries
 /// they describe in step.
 enum HTTPFreshness {
-    /// The record of the response that brought `data`; `nil` when the response says `no-store`.
-    static func record(of data: Data, _ response: ResponseHeaders) -> HTTPCacheRecord? {
+    /// The record of the response that brought `data`; `nil` when the response says `no-store`. `checksum`: the
+    /// bytes' CRC-32C when the caller computed it already.
+    static func record(of data: Data, checksum: UInt32? = nil, _ response: ResponseHeaders) -> HTTPCacheRecord? {
         HTTPCacheRecord(
             headers: response.fields, requestTime: response.requestTime, responseTime: response.responseTime,
-            contentTag: contentTag(of: data))
+            contentTag: contentTag(count: data.count, checksum: checksum ?? CacheFileIntegrity.checksum(of: data)))
     }
 
-    /// Names a response body by its length and CRC-32C: equal bytes give equal tags.
-    static func contentTag(of data: Data) -> String {
-        let crc = data.withUnsafeBytes { kf_crc32c($0.baseAddress, $0.count) }
-        return "\(data.count)-\(String(crc, radix: 16))"
+    /// Names a response body by its length and CRC-32C (the checksum its cache file gets): equal bytes give
+    /// equal tags.
+    static func contentTag(count: Int, checksum: UInt32) -> String {
+        "\(count)-\(String(checksum, radix: 16))"
     }
 
     /// Saves the record of a new response for `key`, listing `variants` as made from it. When the bytes differ
     /// from the previous record's, the entries made from the old bytes are then removed (memory and disk), so no
     /// processed variant outlives the image it was made from; when they are the same, the old variants stay.
-    /// Returns once the record is written and the old entries removed.
+    /// Returns once the record is written and the old entries removed. For a caller whose entries are written
+    /// (it waited for them), so the record needs no place in the disk queue's order: a shared job, alone only
+    /// among the changes of this record (one record per prefetched image no longer stops the other writes).
     static func save(
         _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
         originalCache: ImageCache, expiration: StorageExpiration?
     ) async {
-        let replaced = await cache.io.perform(.exclusive) {
+        let replaced = await cache.io.perform(.shared) {
             saveNow(record, variants: variants, forKey: key, in: cache, expiration: expiration)
         }
         for identifier in replaced {
@@ -51,8 +53,7 @@ enum HTTPFreshness {
         }
     }
 
-    /// The record written; the variants of an older image it replaced. Blocking: runs on the cache's I/O threads,
-    /// exclusive.
+    /// The record written; the variants of an older image it replaced. Blocking: runs on the cache's I/O threads.
     private static func saveNow(
         _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
         expiration: StorageExpiration?

@@ -17,6 +17,10 @@ final class HTTPRecordStore: Sendable {
     static let memoryLimit = 1024
 
     private let recent = Locked<[String: HTTPCacheRecord]>([:])
+    /// One lock per stripe of keys, held while a record is read from its file or changed: a change of one record
+    /// (read, changed, written) is then alone among the reads and changes of that record without holding up the
+    /// cache's other disk jobs, and a read never puts an older record back in memory after a change.
+    private let keyLocks = (0..<32).map { _ in Locked(()) }
 
     /// The record of `key` in `cache`; `nil` when there is none (or it cannot be read). Read on the cache's I/O
     /// threads when it is not in memory.
@@ -33,6 +37,11 @@ final class HTTPRecordStore: Sendable {
     /// The record of `key`: from memory, or read from its file and kept in memory. Blocking: runs on the cache's
     /// I/O threads.
     func loadRecord(forKey key: String, in cache: ImageCache) -> HTTPCacheRecord? {
+        if let remembered = rememberedRecord(forKey: key) { return remembered }
+        return withKeyLock(key) { loadRecordHoldingLock(forKey: key, in: cache) }
+    }
+
+    private func loadRecordHoldingLock(forKey key: String, in cache: ImageCache) -> HTTPCacheRecord? {
         if let remembered = rememberedRecord(forKey: key) { return remembered }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: Self.identifier)
         guard let data = try? cache.diskStorage.value(forKey: computed, forcedExtension: Self.fileExtension),
@@ -55,12 +64,20 @@ final class HTTPRecordStore: Sendable {
         await cache.io.perform(.exclusive) { self.updateNow(forKey: key, in: cache, expiration: expiration, change) }
     }
 
-    /// The step of ``update(forKey:in:expiration:_:)``. Blocking: runs on the cache's I/O threads, exclusive.
+    /// The step of ``update(forKey:in:expiration:_:)``. Blocking: runs on the cache's I/O threads, alone among the
+    /// reads and changes of this record (exclusive, or shared when the caller has its own ordering).
     func updateNow(
         forKey key: String, in cache: ImageCache, expiration: StorageExpiration?,
         _ change: (inout HTTPCacheRecord?) -> Void
     ) {
-        let previous = loadRecord(forKey: key, in: cache)
+        withKeyLock(key) { updateHoldingLock(forKey: key, in: cache, expiration: expiration, change) }
+    }
+
+    private func updateHoldingLock(
+        forKey key: String, in cache: ImageCache, expiration: StorageExpiration?,
+        _ change: (inout HTTPCacheRecord?) -> Void
+    ) {
+        let previous = loadRecordHoldingLock(forKey: key, in: cache)
         var changed = previous
         change(&changed)
         guard let changed else {
@@ -85,6 +102,13 @@ final class HTTPRecordStore: Sendable {
         cache.removeImage(
             forKey: key, processorIdentifier: Self.identifier, forcedExtension: Self.fileExtension, fromMemory: false,
             fromDisk: true, reporting: { _ in })
+    }
+
+    private func withKeyLock<Result>(_ key: String, _ body: () -> Result) -> Result {
+        var hasher = Hasher()
+        hasher.combine(key)
+        let stripe = Int(UInt(bitPattern: hasher.finalize()) % UInt(keyLocks.count))
+        return keyLocks[stripe].withLock { _ in body() }
     }
 
     /// Forgets every record kept in memory (when the disk cache is cleared).

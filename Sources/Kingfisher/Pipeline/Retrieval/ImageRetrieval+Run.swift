@@ -99,9 +99,13 @@ extension ImageRetrieval {
         }
         guard commit() else { return nil }
         let policy = httpPolicy(for: source)
-        let record = policy.flatMap { _ in value.response.flatMap { HTTPFreshness.record(of: value.originalData, $0) } }
+        // The bytes' CRC-32C names them in the record and is their cache file's checksum: computed once.
+        let checksum = policy.map { _ in CacheFileIntegrity.checksum(of: value.originalData) }
+        let record = policy.flatMap { _ in
+            value.response.flatMap { HTTPFreshness.record(of: value.originalData, checksum: checksum, $0) }
+        }
         let stored = await store(
-            value.image, original: value.originalData, key: source.cacheKey,
+            value.image, original: value.originalData, originalChecksum: checksum, key: source.cacheKey,
             toDisk: policy == nil || record != nil, record: record)
         let data = value.originalData
         return .success(

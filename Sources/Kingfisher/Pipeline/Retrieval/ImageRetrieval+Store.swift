@@ -39,8 +39,8 @@ extension ImageRetrieval {
     /// - Note: Like Kingfisher, the original is kept as the bytes it came in, without decoding it again; with
     ///   `cacheMemoryOnly` it is not kept at all (Kingfisher writes it to disk even then).
     func store(
-        _ image: KFCrossPlatformImage, original: Data?, key: String, storingOriginal: Bool = true,
-        toDisk allowedOnDisk: Bool = true, record: HTTPCacheRecord? = nil
+        _ image: KFCrossPlatformImage, original: Data?, originalChecksum: UInt32? = nil, key: String,
+        storingOriginal: Bool = true, toDisk allowedOnDisk: Bool = true, record: HTTPCacheRecord? = nil
     ) async -> StoreOutcome {
         let toDisk = !options.cacheMemoryOnly && allowedOnDisk
         let keepOriginal = storingOriginal && options.cacheOriginalImage && hasCustomProcessor && toDisk
@@ -64,7 +64,8 @@ extension ImageRetrieval {
         // `nil` when this retrieval's task was cancelled meanwhile: the writes go on for the others (or alone).
         return await pipeline.diskStores.value(for: shared) { [self] in
             await writeToDisk(
-                image, original: original, keepOriginal: keepOriginal, key: key, toDisk: toDisk, record: record)
+                image, original: original, originalChecksum: originalChecksum, keepOriginal: keepOriginal, key: key,
+                toDisk: toDisk, record: record)
         } ?? StoreOutcome()
     }
 
@@ -88,9 +89,11 @@ extension ImageRetrieval {
 
     /// Encodes the image (when `toDisk`; the serializer gets the original bytes too) and writes it, the original
     /// with `keepOriginal`, and the response's record after them; waits for the writes with `waitForCache`.
+    /// `originalChecksum` (the original's CRC-32C, when computed already) is the checksum of every file that
+    /// holds the original bytes themselves.
     private func writeToDisk(
-        _ image: KFCrossPlatformImage, original: Data?, keepOriginal: Bool, key: String, toDisk: Bool,
-        record: HTTPCacheRecord?
+        _ image: KFCrossPlatformImage, original: Data?, originalChecksum: UInt32?, keepOriginal: Bool, key: String,
+        toDisk: Bool, record: HTTPCacheRecord?
     ) async -> StoreOutcome {
         let storeOptions = internalOptions
         let expiration = options.diskCacheExpiration
@@ -105,13 +108,16 @@ extension ImageRetrieval {
                 writes.append(
                     PendingWrite(
                         cache: targetCache, data: data, computedKey: computed,
-                        writeOptions: options.diskStoreWriteOptions))
+                        writeOptions: options.diskStoreWriteOptions,
+                        checksum: Self.isSameBuffer(data, original) ? originalChecksum : nil))
             case .failure(let error):
                 outcome.failure = error
             }
         }
         if keepOriginal, let original {
-            writes.append(PendingWrite(cache: originalCache, data: original, computedKey: key, writeOptions: []))
+            writes.append(
+                PendingWrite(
+                    cache: originalCache, data: original, computedKey: key, writeOptions: [], checksum: originalChecksum))
         }
         // The response's record follows the entries it describes (see HTTPRecordStore).
         let stored: Set<String> = keepOriginal ? [options.processor.identifier, ""] : [options.processor.identifier]
@@ -129,7 +135,7 @@ extension ImageRetrieval {
             for write in writes {
                 write.cache.enqueueWrite(
                     write.data, computedKey: write.computedKey, expiration: expiration,
-                    writeOptions: write.writeOptions, forcedExtension: forcedExtension,
+                    writeOptions: write.writeOptions, forcedExtension: forcedExtension, checksum: write.checksum,
                     done: { _ in
                         guard
                             left.withLock({
@@ -147,7 +153,7 @@ extension ImageRetrieval {
         for write in writes {
             let written = await write.cache.write(
                 write.data, computedKey: write.computedKey, expiration: expiration, writeOptions: write.writeOptions,
-                forcedExtension: forcedExtension)
+                forcedExtension: forcedExtension, checksum: write.checksum)
             outcome.failure = outcome.failure ?? written
         }
         if let record {
@@ -159,10 +165,21 @@ extension ImageRetrieval {
     }
 }
 
+extension ImageRetrieval {
+    /// Whether `data` is `other`'s very bytes (the serializer kept the original as it came): then they have its
+    /// checksum.
+    fileprivate static func isSameBuffer(_ data: Data, _ other: Data?) -> Bool {
+        guard let other, data.count == other.count, !data.isEmpty else { return false }
+        return data.withUnsafeBytes { mine in other.withUnsafeBytes { mine.baseAddress == $0.baseAddress } }
+    }
+}
+
 /// A disk write the store step queues: encoded bytes for one cache entry.
 private struct PendingWrite {
     let cache: ImageCache
     let data: Data
     let computedKey: String
     let writeOptions: Data.WritingOptions
+    /// The bytes' CRC-32C, when it was computed already.
+    let checksum: UInt32?
 }
