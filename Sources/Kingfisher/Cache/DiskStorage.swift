@@ -88,7 +88,8 @@ public enum DiskStorage {
             value: T, forKey key: String, expiration: StorageExpiration? = nil,
             writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil
         ) throws(KingfisherError) {
-            try store(value: value, forKey: key, expiration: expiration, forcedExtension: forcedExtension, checksum: nil)
+            try store(
+                value: value, forKey: key, expiration: expiration, forcedExtension: forcedExtension, checksum: nil)
         }
 
         /// As ``store(value:forKey:expiration:writeOptions:forcedExtension:)``, with the CRC-32C of the value's
@@ -277,7 +278,8 @@ public enum DiskStorage {
             let temporary = directoryURL.appendingPathComponent(CacheTemporaryFile.makeName(), isDirectory: false)
             do {
                 try CacheFileSystem.createFile(
-                    atPath: temporary.path, data: data, lastAccess: lastAccess, expiresAt: expiresAt, checksum: checksum)
+                    atPath: temporary.path, data: data, lastAccess: lastAccess, expiresAt: expiresAt, checksum: checksum
+                )
                 try CacheFileSystem.rename(temporary.path, over: url.path)
             } catch {
                 _ = try? CacheFileSystem.unlinkFile(atPath: temporary.path)

@@ -117,7 +117,8 @@ extension ImageRetrieval {
         if keepOriginal, let original {
             writes.append(
                 PendingWrite(
-                    cache: originalCache, data: original, computedKey: key, writeOptions: [], checksum: originalChecksum))
+                    cache: originalCache, data: original, computedKey: key, writeOptions: [], checksum: originalChecksum
+                ))
         }
         // The response's record follows the entries it describes (see HTTPRecordStore).
         let stored: Set<String> = keepOriginal ? [options.processor.identifier, ""] : [options.processor.identifier]
