@@ -28,12 +28,27 @@ enum HTTPFreshness {
         _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
         originalCache: ImageCache, expiration: StorageExpiration?
     ) async {
-        let replaced = await cache.io.perform(.shared) {
-            saveNow(record, variants: variants, forKey: key, in: cache, expiration: expiration)
+        _ = await save(
+            record, variants: variants, forKey: key, in: cache, originalCache: originalCache, expiration: expiration,
+            afterWriting: { nil })
+    }
+
+    /// As ``save(_:variants:forKey:in:originalCache:expiration:)``, with the writes of the entries the record
+    /// describes (`writeEntries`, blocking, in `cache`'s directory; it returns their first failure) run first in
+    /// the same disk job: one trip to the cache's I/O threads for both. Returns the entries' failure.
+    static func save(
+        _ record: HTTPCacheRecord, variants: Set<String>, forKey key: String, in cache: ImageCache,
+        originalCache: ImageCache, expiration: StorageExpiration?,
+        afterWriting writeEntries: @escaping @Sendable () -> KingfisherError?
+    ) async -> KingfisherError? {
+        let (failure, replaced) = await cache.io.perform(.shared) {
+            let failure = writeEntries()
+            return (failure, saveNow(record, variants: variants, forKey: key, in: cache, expiration: expiration))
         }
         for identifier in replaced {
             await remove(identifier, forKey: key, in: identifier.isEmpty ? originalCache : cache)
         }
+        return failure
     }
 
     /// As ``save(_:variants:forKey:in:originalCache:expiration:)``, for a store nobody waits for: queued on the

@@ -151,6 +151,23 @@ extension ImageRetrieval {
             outcome.failure = nil
             return outcome
         }
+        if let record, writes.allSatisfy({ $0.cache === targetCache }) {
+            // The entries and their record in one disk job, the record after them.
+            let writes = writes
+            outcome.failure = await HTTPFreshness.save(
+                record, variants: stored, forKey: key, in: targetCache, originalCache: originalCache,
+                expiration: expiration
+            ) {
+                writes.reduce(nil) { failure, write in
+                    let written = write.cache.writeToDisk(
+                        write.data, forKey: write.computedKey, expiration: expiration,
+                        writeOptions: write.writeOptions, forcedExtension: forcedExtension, checksum: write.checksum)
+                    guard case .failure(let error) = written else { return failure }
+                    return failure ?? error
+                }
+            }
+            return outcome
+        }
         for write in writes {
             let written = await write.cache.write(
                 write.data, computedKey: write.computedKey, expiration: expiration, writeOptions: write.writeOptions,
@@ -176,7 +193,7 @@ extension ImageRetrieval {
 }
 
 /// A disk write the store step queues: encoded bytes for one cache entry.
-private struct PendingWrite {
+private struct PendingWrite: Sendable {
     let cache: ImageCache
     let data: Data
     let computedKey: String
