@@ -34,10 +34,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
-        // libvips through pkg-config, plus a header of non-variadic `cvips_*` wrappers.
+        // libvips' headers, plus a header of non-variadic `cvips_*` wrappers that load libvips on first use
+        // (Sources/CVips/CVipsSymbols.h): nothing links it, so a program starts without its ~100 libraries.
+        // pkg-config's glib-2.0 gives the include paths libvips' headers need (and links GLib alone).
         .systemLibrary(
             name: "CVips",
-            pkgConfig: "vips",
+            pkgConfig: "glib-2.0",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
         // <sys/xattr.h>, which Glibc's module leaves out: the disk cache stores each file's digest as an attribute.

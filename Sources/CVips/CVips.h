@@ -12,9 +12,16 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include "CVipsSymbols.h"
 
 // MARK: - Lifecycle and errors
 
+/// Whether libvips can be loaded (it is loaded now if it was not); when not, `cvips_load_error` says why.
+static inline int cvips_library_loads(void) { return cvips_library() != NULL; }
+/// dlerror's text for the last failed load, or NULL.
+static inline const char *cvips_load_error(void) { return dlerror(); }
+
+/// Starts libvips; only once `cvips_library_loads()`.
 static inline int cvips_init(void) { return VIPS_INIT("kingfisher"); }
 
 static void cvips_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {}
@@ -44,6 +51,8 @@ static inline int cvips_malloc_mmap_threshold(int bytes) {
 static inline const char *cvips_version_string(void) { return vips_version_string(); }
 
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
+/// `g_object_unref` as a destroy notification (a function pointer: the symbol itself would be linked).
+static void cvips_unref_data(gpointer object) { g_object_unref(object); }
 
 /// Returns freed heap memory to the system (glibc only; elsewhere a no-op); 1 when some was released.
 static inline int cvips_malloc_trim(void) {
@@ -241,7 +250,7 @@ static inline VipsImage *cvips_rows_view(VipsImage *image, int top, int height) 
     view->Type = image->Type;
     view->Xres = image->Xres;
     view->Yres = image->Yres;
-    g_object_set_data_full(G_OBJECT(view), "kingfisher-parent", g_object_ref(image), g_object_unref);
+    g_object_set_data_full(G_OBJECT(view), "kingfisher-parent", g_object_ref(image), cvips_unref_data);
     return view;
 }
 /// Stacks equally sized frames top to bottom, the layout libvips uses for animations.

@@ -9,11 +9,18 @@ struct KfCommand: AsyncParsableCommand {
         commandName: "kf",
         abstract: "Download, cache, process and inspect images with Kingfisher for Linux.",
         discussion: "Start with `kf demo`: it needs no network and writes kf-demo/contact-sheet.png.",
-        version: "kf \(KingfisherVersion.string) (libvips \(ImageEngine.libvipsVersion))",
+        // ArgumentParser builds this for every run: `--version` itself is answered in `main` (`versionLine`).
+        version: "kf \(KingfisherVersion.string)",
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, InfoCommand.self, CacheCommand.self, ViewLauncher.self,
             DemoCommand.self, ServeCommand.self, GalleryLauncher.self,
         ])
+
+    /// What `kf --version` prints: kf's version and the version of the libvips it loads (or "not installed"). Only
+    /// this looks for libvips before a command needs pixels.
+    static var versionLine: String {
+        "kf \(KingfisherVersion.string) (libvips \(ImageEngine.libvipsVersion))"
+    }
 
     /// Hands `gallery` and `view` to their executables; otherwise tunes malloc, then parses and runs the subcommand
     /// (ArgumentParser's own `main`, with those steps first).
@@ -23,6 +30,10 @@ struct KfCommand: AsyncParsableCommand {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if let helper = HelperExecutable.asked(by: arguments) {
                 try helper.run(arguments: Array(arguments.dropFirst()))
+            }
+            if arguments == ["--version"] {
+                print(versionLine)
+                return
             }
             MemoryTuning.apply()
             var command = try parseAsRoot()

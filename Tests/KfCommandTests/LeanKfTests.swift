@@ -1,4 +1,5 @@
 import Foundation
+import Kingfisher
 import Testing
 
 /// `kf` links libvips and the system's libraries only; the GTK window and the terminal view are executables of
@@ -14,11 +15,11 @@ struct LeanKfTests {
         }
     }
 
-    @Test("kf links libvips and nothing of GTK or libchafa; kf-gallery links GTK 4, kf-view libchafa")
+    @Test("kf links neither libvips nor anything of GTK or libchafa; kf-gallery links GTK 4, kf-view libchafa")
     func linkedLibrariesAreSplit() async throws {
         let kf = try await linkedLibraries(Kf.executable)
-        #expect(kf.contains { $0.hasPrefix("libvips.so") }, "\(kf)")
-        // (libgdk_pixbuf is libvips' own, for SVG)
+        // libvips is loaded when first needed (see the next test), and with it its libraries (libgdk_pixbuf, for SVG)
+        #expect(!kf.contains { $0.hasPrefix("libvips.so") || $0.hasPrefix("libgdk_pixbuf") }, "\(kf)")
         #expect(
             !kf.contains { $0.hasPrefix("libgtk") || $0.hasPrefix("libgraphene") || $0.hasPrefix("libchafa") }, "\(kf)")
         let gallery = try await linkedLibraries(Kf.product("kf-gallery"))
@@ -26,6 +27,31 @@ struct LeanKfTests {
         let view = try await linkedLibraries(Kf.product("kf-view"))
         #expect(view.contains { $0.hasPrefix("libchafa.so") }, "\(view)")
         #expect(!view.contains { $0.hasPrefix("libgtk") }, "\(view)")
+    }
+
+    @Test("kf loads libvips when a command first needs pixels, and names its version without starting it")
+    func libvipsIsLoadedWhenFirstNeeded() async throws {
+        let dir = try TempDir()
+        let photo = dir.url.appendingPathComponent("p.png")
+        try Samples.coordinatePNG(width: 40, height: 30).write(to: photo)
+        // The dynamic loader names each library it opens, and who opened it.
+        let loader = ["LD_DEBUG": "files"]
+        let help = try await Kf.run(["cache", "--help"], environment: loader)
+        #expect(help.status == 0)
+        #expect(!help.stderr.contains("libvips.so"), "\(help.stderr.suffix(400))")
+        let version = try await Kf.run(["--version"], environment: loader)
+        #expect(version.stdout.contains("libvips 8."), "\(version.stdout)")
+        #expect(!version.stderr.contains("/vips-modules-"), "naming the version does not start libvips")
+        let fetch = try await Kf.run(
+            ["fetch", photo.path, "--format", "jpeg", "--no-cache", "--output", dir.path("out")],
+            environment: loader)
+        #expect(fetch.status == 0, "\(fetch.stderr.suffix(400))")
+        #expect(
+            fetch.stderrLines.contains { $0.contains("libvips.so.42") && $0.contains("dynamically loaded") },
+            "\(fetch.stderr.suffix(400))")
+        #expect(
+            try KFCrossPlatformImage(decoding: Data(contentsOf: dir.url.appendingPathComponent("out/p.jpg"))).size
+                == CGSize(width: 40, height: 30))
     }
 
     @Test("kf view and kf gallery hand every argument to their executables, --help included")

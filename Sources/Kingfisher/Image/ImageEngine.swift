@@ -15,7 +15,6 @@ public enum ImageEngine {
         set { Configuration.changeDefault { $0.maximumPixelCount = newValue } }
     }
 
-    /// The libvips version this process loaded, e.g. `"8.14.1"`, or `"unavailable"` if it failed to start.
     /// Keeps large buffers out of the C heap: on glibc, allocations of `threshold` bytes or more (decoded pixels,
     /// JPEG coefficient planes, response bodies) each get their own memory mapping, returned to the system when
     /// freed, instead of glibc's adaptive threshold letting them into the heap, where many decoding threads
@@ -44,6 +43,9 @@ public enum ImageEngine {
         }
     }
 
+    /// The version of the libvips this process loads, e.g. `"8.14.1"`, or `"not installed"` when it cannot be
+    /// loaded. libvips is loaded when first needed, not when the program starts; naming its version does not start
+    /// it.
     public static var libvipsVersion: String {
         VipsRuntime.versionString
     }

@@ -3,8 +3,13 @@ import Foundation
 
 /// Process-wide libvips state: started once, its operation cache off, its error buffer read in one place.
 enum VipsRuntime {
-    /// `vips_init` runs exactly once, on first use, from whichever thread gets here first.
+    /// libvips is loaded (it is not linked: see Sources/CVips/CVipsSymbols.h) and `vips_init` run exactly once,
+    /// on first use, from whichever thread gets here first.
     private static let initialisation: Result<Void, VipsError> = {
+        guard cvips_library_loads() != 0 else {
+            let reason = cvips_load_error().map { String(cString: $0) } ?? "\(libraryName) was not found"
+            return .failure(VipsError(operation: "load libvips", message: reason))
+        }
         guard cvips_init() == 0 else { return .failure(takeError("init")) }
         // libvips' operation cache keys buffer loads by address; a reused address could then return a stale
         // image. Kingfisher has caches of its own, so the operation cache is switched off.
@@ -52,9 +57,14 @@ enum VipsRuntime {
         (try? start()) != nil && cvips_operation_exists(nickname) != 0
     }
 
-    /// The linked libvips' version. Read without starting libvips (`vips_version_string` needs no `vips_init`), so
-    /// a program that only names it (`kf --version`) does not pay for registering every operation.
+    /// The file libvips is loaded from.
+    static let libraryName = "libvips.so.42"
+
+    /// libvips' version, or "not installed" when it cannot be loaded. Read without starting libvips
+    /// (`vips_version_string` needs no `vips_init`), so a program that only names it (`kf --version`) does not pay
+    /// for registering every operation.
     static var versionString: String {
-        String(cString: cvips_version_string())
+        guard cvips_library_loads() != 0 else { return "not installed" }
+        return String(cString: cvips_version_string())
     }
 }
