@@ -151,6 +151,15 @@ enum CacheFileSystem {
     ) throws(POSIXErrorBox) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw POSIXErrorBox.current() }
+        var failure = fill(descriptor, with: data, lastAccess: lastAccess, expiresAt: expiresAt, checksum: checksum)
+        if close(descriptor) != 0, failure == nil { failure = POSIXErrorBox.current() }
+        if let failure { throw failure }
+    }
+
+    /// Writes `data` to the open file, then its checksum and both dates; the first failure.
+    static func fill(
+        _ descriptor: Int32, with data: Data, lastAccess: Date, expiresAt: Date, checksum: UInt32?
+    ) -> POSIXErrorBox? {
         var failure: POSIXErrorBox?
         data.withUnsafeBytes { buffer in
             var offset = 0
@@ -171,8 +180,7 @@ enum CacheFileSystem {
             var times = [posixTime(lastAccess), posixTime(expiresAt)]
             if futimens(descriptor, &times) != 0 { failure = POSIXErrorBox.current() }
         }
-        if close(descriptor) != 0, failure == nil { failure = POSIXErrorBox.current() }
-        if let failure { throw failure }
+        return failure
     }
 
     /// Renames `source` over `destination` atomically: a reader sees the old file or the new one, never a mix.

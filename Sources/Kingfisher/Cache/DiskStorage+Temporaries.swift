@@ -10,8 +10,9 @@ import Foundation
 
 /// The temporary files writes go through, and how abandoned ones are found.
 ///
-/// A write creates `.kf-tmp-<host>-<pid>-<uuid>` and renames it over the cache file; a process killed in between
-/// leaves it behind. A temporary is abandoned when its writer (a process of this host, named in the file name) is
+/// A write goes through a file without a name where the system has them (``CacheFileSystem/writeUnnamedFile(atPath:inDirectory:data:lastAccess:expiresAt:checksum:)``);
+/// otherwise, and to replace a file, it creates `.kf-tmp-<host>-<pid>-<uuid>` and renames it over the cache file; a
+/// process killed in between leaves it behind. A temporary is abandoned when its writer (a process of this host, named in the file name) is
 /// gone, or when it has not changed for ``abandonedAge`` (a live write changes it with every block it writes; this
 /// also covers writers on other hosts sharing the directory and names without a writer).
 enum CacheTemporaryFile {

@@ -275,6 +275,17 @@ public enum DiskStorage {
         private func writeAtomically(
             _ data: Data, to url: URL, lastAccess: Date, expiresAt: Date, checksum: UInt32?
         ) throws {
+            do {
+                if try CacheFileSystem.writeUnnamedFile(
+                    atPath: url.path, inDirectory: directoryURL.path, data: data, lastAccess: lastAccess,
+                    expiresAt: expiresAt, checksum: checksum)
+                {
+                    return
+                }
+            } catch {
+                if CacheFileSystem.meta(atPath: directoryURL.path) == nil { throw POSIXErrorBox(code: ENOENT) }
+                throw error
+            }
             let temporary = directoryURL.appendingPathComponent(CacheTemporaryFile.makeName(), isDirectory: false)
             do {
                 try CacheFileSystem.createFile(

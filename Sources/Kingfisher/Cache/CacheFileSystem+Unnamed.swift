@@ -1,0 +1,58 @@
+import CFileAttributes
+import Foundation
+import KingfisherLocking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension CacheFileSystem {
+    /// Whether writes try unnamed files first (tests turn it off to check the other route).
+    static let writesUnnamedFiles = Locked(true)
+
+    /// Writes `data` as the file at `path` in `directory` through a file without a name (Linux's `O_TMPFILE`),
+    /// filled, dated and checksummed, then linked to `path`: a reader sees no file or the whole one, as with a
+    /// temporary file renamed into place, but the directory changes once instead of three times (a name made, then
+    /// renamed over `path`), and a process killed on the way leaves nothing behind. When `path` is taken, the file
+    /// is linked to a temporary name renamed over it, so the old file is replaced at once.
+    ///
+    /// - Returns: `false` when the system or the file system has no unnamed files (or no `/proc` to link them
+    ///   through): nothing was written, and the caller writes through a temporary name instead.
+    static func writeUnnamedFile(
+        atPath path: String, inDirectory directory: String, data: Data, lastAccess: Date, expiresAt: Date,
+        checksum: UInt32?
+    ) throws(POSIXErrorBox) -> Bool {
+        guard writesUnnamedFiles.withLock({ $0 }) else { return false }
+        let descriptor = cfile_open_unnamed(directory, 0o644)
+        guard descriptor >= 0 else {
+            let error = POSIXErrorBox.current()
+            if [EOPNOTSUPP, EISDIR, EINVAL].contains(error.code) { return false }
+            throw error
+        }
+        defer { close(descriptor) }
+        if let failure = fill(descriptor, with: data, lastAccess: lastAccess, expiresAt: expiresAt, checksum: checksum)
+        {
+            throw failure
+        }
+        if cfile_link_unnamed(descriptor, path) == 0 { return true }
+        let error = POSIXErrorBox.current()
+        switch error.code {
+        case EEXIST:
+            let temporary = (directory as NSString).appendingPathComponent(CacheTemporaryFile.makeName())
+            guard cfile_link_unnamed(descriptor, temporary) == 0 else { throw POSIXErrorBox.current() }
+            do {
+                try rename(temporary, over: path)
+            } catch {
+                _ = try? unlinkFile(atPath: temporary)
+                throw error
+            }
+            return true
+        case ENOENT where meta(atPath: directory) != nil:
+            return false  // no /proc/self/fd to link through
+        default:
+            throw error
+        }
+    }
+}
