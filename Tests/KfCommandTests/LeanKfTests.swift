@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherTestSupport
 import Testing
 
 /// `kf` links libvips and the system's libraries only; the GTK window and the terminal view are executables of
@@ -52,6 +53,36 @@ struct LeanKfTests {
         #expect(
             try KFCrossPlatformImage(decoding: Data(contentsOf: dir.url.appendingPathComponent("out/p.jpg"))).size
                 == CGSize(width: 40, height: 30))
+    }
+
+    /// Without a libvips to load (faked: a broken libvips.so.42 first on the library path, as the machine's cannot
+    /// be uninstalled for a test), kf starts, keeps original bytes (their headers are read in Swift), and a decode
+    /// fails saying what is missing.
+    @Test("without a loadable libvips kf starts, prefetches originals, and says why it cannot decode")
+    func withoutLibvips() async throws {
+        let dir = try TempDir()
+        let libraries = dir.url.appendingPathComponent("lib")
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: libraries.appendingPathComponent("libvips.so.42"))
+        let broken = ["LD_LIBRARY_PATH": libraries.path]
+        let version = try await Kf.run(["--version"], environment: broken)
+        #expect(version.status == 0 && version.stdout.contains("libvips not installed"), "\(version.stdout)")
+        let server = try await TestHTTPServer.start()
+        let jpeg = try Samples.jpeg(width: 80, height: 60)
+        server.route("/p.jpg", .ok(jpeg, contentType: "image/jpeg"))
+        let prefetch = try await Kf.run(
+            ["prefetch", "--url-file", "-", "--original", "--cache-dir", dir.path("cache")],
+            stdin: server.url("/p.jpg").absoluteString + "\n", environment: broken)
+        #expect(prefetch.status == 0, "\(prefetch.stderr)")
+        let photo = dir.url.appendingPathComponent("p.jpg")
+        try jpeg.write(to: photo)
+        let fetch = try await Kf.run(
+            ["fetch", photo.path, "--format", "png", "--no-cache", "--output", dir.path("out")], environment: broken)
+        #expect(fetch.status != 0)
+        #expect(
+            fetch.stderr.contains("libvips could not be loaded") && fetch.stderr.contains("libvips42"),
+            "\(fetch.stderr)")
+        try await server.shutdown()
     }
 
     @Test("kf view and kf gallery hand every argument to their executables, --help included")

@@ -182,6 +182,14 @@ package enum ImageDecoder {
     private static func checkedFormat(of data: Data) throws(KingfisherError) -> ImageFormat {
         guard !data.isEmpty else { throw .processorError(reason: .emptyImageData) }
         let format = data.kf.imageFormat
+        if format != .unknown {
+            do {
+                try VipsRuntime.start()
+            } catch {
+                // libvips could not be loaded (or started): every format fails the same way, and says why.
+                throw .processorError(reason: .imageDecodingFailed(format: format, error: error))
+            }
+        }
         guard ImageEngine.canDecode(format) else { throw .processorError(reason: .unsupportedImageFormat(format)) }
         if format == .BMP, let header = BMPHeader(Array(data.prefix(64))) {
             try checkPixelLimit(width: header.width, height: header.height)

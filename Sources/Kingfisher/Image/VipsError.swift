@@ -23,6 +23,12 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
         self.timeLimit = timeLimit
     }
 
+    /// The operation of the error libvips' loading gives, when the library cannot be loaded.
+    static let loadOperation = "load libvips"
+
+    /// Whether libvips itself could not be loaded (not installed, or a broken file): every decode fails so. Ours.
+    public var isLibvipsUnavailable: Bool { operation == Self.loadOperation }
+
     public var description: String {
         message.isEmpty ? "libvips \(operation) failed" : "libvips \(operation) failed: \(message)"
     }

@@ -8,7 +8,7 @@ enum VipsRuntime {
     private static let initialisation: Result<Void, VipsError> = {
         guard cvips_library_loads() != 0 else {
             let reason = cvips_load_error().map { String(cString: $0) } ?? "\(libraryName) was not found"
-            return .failure(VipsError(operation: "load libvips", message: reason))
+            return .failure(VipsError(operation: VipsError.loadOperation, message: reason))
         }
         guard cvips_init() == 0 else { return .failure(takeError("init")) }
         // libvips' operation cache keys buffer loads by address; a reused address could then return a stale
