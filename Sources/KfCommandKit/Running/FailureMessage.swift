@@ -100,7 +100,7 @@ package enum FailureMessage {
             return "it is not an image (no image format recognised)"
         case .unsupportedImageFormat(let format):
             return "it is a \(format) image, which this libvips cannot read"
-        case .imageDecodingFailed(_, let error as VipsError) where error.isLibvipsUnavailable:
+        case .imageDecodingFailed(_, let error) where error.isLibvipsUnavailable:
             return "libvips could not be loaded (\(error.message)): install it (Debian: libvips42)"
         case .imageDecodingFailed(let format, let error):
             return "the \(format) image is damaged or cut off (\(firstLine(of: error)))"
