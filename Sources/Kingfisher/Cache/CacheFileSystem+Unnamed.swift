@@ -19,7 +19,8 @@ extension CacheFileSystem {
     /// is linked to a temporary name renamed over it, so the old file is replaced at once.
     ///
     /// - Returns: `false` when the system or the file system has no unnamed files (or no `/proc` to link them
-    ///   through): nothing was written, and the caller writes through a temporary name instead.
+    ///   through, or refuses to link them): nothing was written, and the caller writes through a temporary name
+    ///   instead.
     static func writeUnnamedFile(
         atPath path: String, inDirectory directory: String, data: Data, lastAccess: Date, expiresAt: Date,
         checksum: UInt32?
@@ -49,8 +50,10 @@ extension CacheFileSystem {
                 throw error
             }
             return true
-        case ENOENT where meta(atPath: directory) != nil:
-            return false  // no /proc/self/fd to link through
+        case ENOENT, EPERM:
+            // No /proc/self/fd to link through, or a system that refuses such links (unless the directory went).
+            guard meta(atPath: directory) != nil else { throw error }
+            return false
         default:
             throw error
         }
