@@ -57,7 +57,8 @@ for line in sys.stdin:
     if entry not in order:
         order.append(entry)
 curl = statistics.median(times["curl"])
-print(f"{len(times[\"curl\"])} rounds, 120 photos (128 MB) each")
+rounds = len(times["curl"])
+print(f"{rounds} rounds, 120 photos (128 MB) each")
 for entry in order:
     median = statistics.median(times[entry])
     print(f"{entry:40} median {median:.3f} s  {120 / median:6.1f} images/s  {curl / median:.2f}x curl")

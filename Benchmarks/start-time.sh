@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# How long `kf` takes to start and exit (`kf --version`), against the floor: a C program linked against libvips
-# that prints libvips' version (Benchmarks/floor/start_floor.c: the loader maps what libvips brings, its static
+# How long `kf` takes to start and exit (`kf --version`, and `kf --help`, which needs no pixels), against the floor:
+# a C program linked against libvips that prints libvips' version (Benchmarks/floor/start_floor.c: the loader maps what libvips brings, its static
 # initialisers run). Both run ROUNDS times, interleaved; medians, the ratio, and each one's peak RSS.
 #
 #   Benchmarks/start-time.sh [rounds] [kf...]    # rounds defaults to 50; kf defaults to a release build here
@@ -27,7 +27,10 @@ import os, resource, statistics, subprocess, sys, time
 
 rounds = int(sys.argv[1])
 floor, kfs = sys.argv[2], sys.argv[3:]
-entries = [("floor (C, libvips)", [floor])] + [(f"{k} --version", [k, "--version"]) for k in kfs]
+# `kf --version` loads libvips (to name its version); `kf --help` is a run that needs no pixels, and a kf that loads
+# libvips only when first needed starts it without.
+entries = [("floor (C, libvips)", [floor])] + [
+    (f"{k} {flag}", [k, flag]) for k in kfs for flag in ("--version", "--help")]
 
 def once(command):
     start = time.perf_counter()
