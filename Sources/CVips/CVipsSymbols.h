@@ -1,7 +1,7 @@
 // libvips is loaded when Kingfisher first needs it, not when the program starts.
 //
-// Linking libvips makes the dynamic loader map and relocate its ~100 libraries before main: 25 ms of every run,
-// more than a `kf prefetch --original` of a hundred photos spends on anything but the network (BENCHMARKS.md).
+// Linking libvips makes the dynamic loader map and relocate its ~100 libraries before main: about 25 ms of every
+// run, even of one that never touches a pixel (BENCHMARKS.md).
 // So the wrappers in CVips.h call libvips and GLib through pointers looked up with dlsym in libvips (and the
 // libraries it brings) on first use: each name below, when called, is redirected by a function-like macro. A
 // program that never touches pixels never loads libvips.
@@ -29,8 +29,9 @@ static inline void *cvips_library(void) {
     return loaded;
 }
 
-/// The address of `name` in libvips or a library it loaded, looked up once per call site. Kingfisher calls
-/// nothing in libvips before `cvips_init` succeeded, which needs the library: a missing one here is a bug.
+/// The address of `name` in libvips or a library it loaded, looked up once per call site. Kingfisher calls into
+/// libvips only once it was loaded (VipsRuntime checks first): a missing library or function here is a bug, or a
+/// libvips older than the headers built against, and stops the process as an unresolved symbol would.
 static inline void *cvips_symbol(const char *name, void **slot) {
     void *address = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (address) return address;

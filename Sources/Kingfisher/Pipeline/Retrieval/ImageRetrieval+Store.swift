@@ -154,7 +154,7 @@ extension ImageRetrieval {
         if let record, writes.allSatisfy({ $0.cache === targetCache }) {
             // The entries and their record in one disk job, the record after them.
             let writes = writes
-            outcome.failure = await HTTPFreshness.save(
+            let written = await HTTPFreshness.save(
                 record, variants: stored, forKey: key, in: targetCache, originalCache: originalCache,
                 expiration: expiration
             ) {
@@ -166,6 +166,7 @@ extension ImageRetrieval {
                     return failure ?? error
                 }
             }
+            outcome.failure = outcome.failure ?? written
             return outcome
         }
         for write in writes {
