@@ -15,7 +15,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-// libvips' soname for every 8.x release (VipsRuntime.libraryName says the same).
+// libvips' soname for every 8.x release (Swift reads it too, for its error message).
 #define CVIPS_LIBRARY_NAME "libvips.so.42"
 
 /// libvips, loaded (once per process: dlopen counts) on first use; NULL when it cannot be loaded.

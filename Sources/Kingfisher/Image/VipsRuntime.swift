@@ -7,7 +7,7 @@ enum VipsRuntime {
     /// on first use, from whichever thread gets here first.
     private static let initialisation: Result<Void, VipsError> = {
         guard cvips_library_loads() != 0 else {
-            let reason = cvips_load_error().map { String(cString: $0) } ?? "\(libraryName) was not found"
+            let reason = cvips_load_error().map { String(cString: $0) } ?? "\(CVIPS_LIBRARY_NAME) was not found"
             return .failure(VipsError(operation: VipsError.loadOperation, message: reason))
         }
         guard cvips_init() == 0 else { return .failure(takeError("init")) }
@@ -56,9 +56,6 @@ enum VipsRuntime {
     static func operationExists(_ nickname: String) -> Bool {
         (try? start()) != nil && cvips_operation_exists(nickname) != 0
     }
-
-    /// The file libvips is loaded from.
-    static let libraryName = "libvips.so.42"
 
     /// libvips' version, or "not installed" when it cannot be loaded. Read without starting libvips
     /// (`vips_version_string` needs no `vips_init`), so a program that only names it (`kf --version`) does not pay

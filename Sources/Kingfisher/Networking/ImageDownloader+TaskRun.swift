@@ -92,22 +92,17 @@ extension ImageDownloader {
             let anyoneLeft = task.state.withLock { $0.beginDecode(for: tokens) { stop.stop() } }
             if !anyoneLeft { stop.stop() }
             let headerOnly = options.processor is ImageHeaderCheck.Processor
+            let work: @Sendable () -> Result<KFCrossPlatformImage, KingfisherError> = {
+                metrics.timeProcessing(headerOnly: headerOnly) { ProcessingStage.image(from: data, options: options) }
+            }
             let result: Result<KFCrossPlatformImage, KingfisherError>?
             if headerOnly, options.processingQueue == nil, ImageHeaderCheck.sizeReadInSwift(of: data) != nil {
                 // A header read in Swift takes microseconds and no memory: checked here, not sent to the decode
                 // lane (and never held for the admission of large decodes, which it does not make).
-                result =
-                    anyoneLeft
-                    ? metrics.timeProcessing(headerOnly: true) { ProcessingStage.image(from: data, options: options) }
-                    : nil
+                result = anyoneLeft ? work() : nil
             } else {
                 result = await decoder.runUnlessCancelled(
-                    on: options.processingQueue, decoding: data, engine: engine, stoppedBy: stop
-                ) {
-                    metrics.timeProcessing(headerOnly: headerOnly) {
-                        ProcessingStage.image(from: data, options: options)
-                    }
-                }
+                    on: options.processingQueue, decoding: data, engine: engine, stoppedBy: stop, work)
             }
             // Callers that joined meanwhile: those of this group take this result, the others queue for a run of
             // their own. The task finishes when this was the last group and nobody else joined.
