@@ -73,11 +73,35 @@ struct ThumbnailRoute: Sendable {
             headers[.cacheControl] = "public, max-age=86400"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
         } catch {
-            // The origin's own failure (a 404, a timeout) is a bad gateway here; anything else is bad input.
-            if case .responseError? = error as? KingfisherError {
-                return Self.plain(.badGateway, "the origin failed: \(error)\n")
-            }
-            return Self.plain(.unprocessableContent, "not an image: \(error)\n")
+            let (status, message) = Self.answer(for: error)
+            return Self.plain(status, message + "\n")
+        }
+    }
+
+    /// A failure as a status and a few plain words for the caller. The full error (with the library's details) is
+    /// for the service's own log, never for the response: it can name files, addresses and internals.
+    static func answer(for error: any Error) -> (HTTPResponse.Status, String) {
+        guard let error = error as? KingfisherError else { return (.internalServerError, "internal error") }
+        switch error {
+        case .responseError(.invalidHTTPStatusCode(let response)) where [404, 410].contains(response.statusCode):
+            return (.notFound, "the origin has no such image (\(response.statusCode))")
+        case .responseError(.invalidHTTPStatusCode(let response)):
+            return (.badGateway, "the origin answered \(response.statusCode)")
+        case .responseError(.requestTimedOut), .responseError(.downloadDurationExceeded):
+            return (.gatewayTimeout, "the origin did not answer in time")
+        case .responseError(.responseTooLarge(_, let limit, _)):
+            return (.contentTooLarge, "the image is larger than \(limit) bytes")
+        case .responseError:
+            return (.badGateway, "the origin could not be reached")
+        case .processorError(.pixelLimitExceeded), .processorError(.frameLimitExceeded):
+            return (.contentTooLarge, "the image is larger than this service makes thumbnails of")
+        case .processorError(.timeLimitExceeded):
+            return (.unprocessableContent, "the image takes too long to decode")
+        case .processorError:
+            // Empty, not an image, or damaged (see KingfisherError.underlyingReason for which).
+            return (.unprocessableContent, "the URL is not an image this service can read")
+        case .requestError, .cacheError, .imageSettingError:
+            return (.internalServerError, "internal error")
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import KfCommandKit
 import Kingfisher
 
@@ -35,6 +36,10 @@ struct KfCommand: AsyncParsableCommand {
                 print(versionLine)
                 return
             }
+            if let unknown = UnknownSubcommand(arguments: arguments, known: subcommandNames) {
+                Console.error(unknown.message)
+                Foundation.exit(ExitCode.validationFailure.rawValue)
+            }
             MemoryTuning.apply()
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -43,7 +48,31 @@ struct KfCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            let code = exitCode(for: error)
+            guard code == .validationFailure else { exit(withError: error) }
+            // A flag's error says what is wrong and where the help is, without the long generic usage line.
+            Console.error(withoutUsage(fullMessage(for: error)))
+            Foundation.exit(code.rawValue)
         }
+    }
+
+    /// Every subcommand's name, aliases included.
+    private static var subcommandNames: [String] {
+        ["help"] + configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases }
+    }
+
+    /// ArgumentParser's message without its `Usage: ...` lines (kept: the error and "See 'kf X --help'").
+    static func withoutUsage(_ message: String) -> String {
+        var lines: [Substring] = []
+        var inUsage = false
+        for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("Usage: ") {
+                inUsage = true
+                continue
+            }
+            if inUsage && line.hasPrefix("  See '") { inUsage = false }
+            if !inUsage { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
     }
 }

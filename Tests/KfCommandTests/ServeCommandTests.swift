@@ -135,6 +135,49 @@ import Testing
         try await origin.shutdown()
     }
 
+    /// The README's example: `--root` and an `--allow-source` origin together, as thumbor's
+    /// `file_loader_http_fallback` reads them: a file under the root when there is one, else the origin a path
+    /// starting with a host names; a plain path that is no file stays a 404, and `--root-only` fetches nothing.
+    @Test func rootFilesAndOriginPathsTogetherAsTheReadmeShows() async throws {
+        let dir = try TempDir()
+        let origin = try await TestHTTPServer.start()
+        origin.route("/photo.jpg", Self.originRoute(try Samples.jpeg(width: 600, height: 400)))
+        let root = dir.url.appendingPathComponent("imgs")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Samples.jpeg(width: 300, height: 300).write(to: root.appendingPathComponent("local.jpg"))
+        let serving = try await startServe(
+            [
+                "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--root", root.path,
+                "--cache-dir", dir.path("cache"), "--log-level", "warning",
+            ], in: dir)
+        let fromOrigin = try await get(
+            serving.baseURL
+                + "/unsafe/300x200/smart/filters:grayscale():format(webp)/127.0.0.1:\(origin.port)/photo.jpg")
+        #expect(fromOrigin.status == 200, "\(String(decoding: fromOrigin.body, as: UTF8.self))")
+        #expect(fromOrigin.body.kf.imageFormat == .WebP)
+        let made = try KFCrossPlatformImage(decoding: fromOrigin.body)
+        #expect(made.pixelWidth == 300 && made.pixelHeight == 200)
+        #expect(origin.hits("/photo.jpg") == 1)
+        let fromRoot = try await get(serving.baseURL + "/unsafe/100x100/local.jpg")
+        #expect(fromRoot.status == 200)
+        #expect(try await get(serving.baseURL + "/unsafe/100x100/missing.jpg").status == 404)
+        #expect(try await get(serving.baseURL + "/unsafe/100x100/photos/missing.jpg").status == 404)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+
+        let rootOnly = try await startServe(
+            [
+                "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--root", root.path,
+                "--root-only", "--cache-dir", dir.path("cache2"), "--log-level", "warning",
+            ], in: dir)
+        #expect(try await get(rootOnly.baseURL + "/unsafe/300x200/127.0.0.1:\(origin.port)/photo.jpg").status == 404)
+        #expect(try await get(rootOnly.baseURL + "/unsafe/100x100/local.jpg").status == 200)
+        #expect(origin.hits("/photo.jpg") == 1)
+        rootOnly.process.terminate()
+        #expect(await waitForExit(rootOnly.process) == 0)
+        try await origin.shutdown()
+    }
+
     @Test func theDefaultCachesOfServeAndFetchLiveApartAndWorkInEitherOrder() async throws {
         let dir = try TempDir()
         let origin = try await TestHTTPServer.start()

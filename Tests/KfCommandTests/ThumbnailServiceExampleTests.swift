@@ -28,6 +28,8 @@ import Testing
         let origin = try await TestHTTPServer.start()
         origin.route("/a.jpg", .ok(try Samples.jpeg(width: 800, height: 400), contentType: "image/jpeg"))
         origin.route("/notes.txt", .ok(Data("not an image".utf8), contentType: "text/plain"))
+        origin.route("/gone.jpg", .status(404))
+        origin.route("/broken.jpg", .status(500))
         let out = dir.url.appendingPathComponent("out")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         let process = Process()
@@ -60,6 +62,22 @@ import Testing
         #expect(try await get("\(service)/thumbnail?url=\(origin.url("/notes.txt").absoluteString)").status == 422)
         #expect(try await get("\(service)/thumbnail?url=http://localhost:\(origin.port)/a.jpg").status == 403)
         #expect(try await get("\(service)/thumbnail?url=\(image)&size=99999").status == 400)
+        // Failures answer a status and plain words, never the library's error text (types, codes, identifiers).
+        let closed = try await TestHTTPServer.start()
+        let closedPort = closed.port
+        try await closed.shutdown()
+        let failures: [(url: String, status: Int, words: String)] = [
+            (origin.url("/gone.jpg").absoluteString, 404, "the origin has no such image (404)"),
+            (origin.url("/broken.jpg").absoluteString, 502, "the origin answered 500"),
+            ("http://127.0.0.1:\(closedPort)/a.jpg", 502, "the origin could not be reached"),
+            (origin.url("/notes.txt").absoluteString, 422, "the URL is not an image this service can read"),
+        ]
+        for failure in failures {
+            let answer = try await get("\(service)/thumbnail?url=\(failure.url)")
+            let body = String(decoding: answer.body, as: UTF8.self)
+            #expect(answer.status == failure.status, "\(failure.url): \(body)")
+            #expect(body == failure.words + "\n", "\(failure.url)")
+        }
         try await origin.shutdown()
     }
 }

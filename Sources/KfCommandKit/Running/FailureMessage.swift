@@ -92,6 +92,8 @@ package enum FailureMessage {
         switch reason {
         case .processingFailed(let processor as DecodingFailedProcessor, _):
             return processing(processor.reason)
+        case .processingFailed(let processor as ExplainedFailureProcessor, _):
+            return "the image could not be processed: \(firstLine(of: processor.reason))"
         case .processingFailed:
             return "the image could not be processed with the flags given"
         case .emptyImageData:

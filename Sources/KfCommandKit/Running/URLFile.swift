@@ -1,4 +1,5 @@
 import Foundation
+import Kingfisher
 
 /// A file of sources, one per line: http(s) or file URLs, or absolute paths. Blank lines and lines starting with
 /// `#` are ignored; anything else is reported as a bad line.
@@ -20,7 +21,32 @@ package struct URLFile {
         } catch {
             throw CommandFailure("cannot read the URL file \(path): \(FailureMessage.plain(error))")
         }
-        self.init(text: String(decoding: data, as: UTF8.self), name: path == "-" ? "stdin" : path)
+        let name = path == "-" ? "stdin" : path
+        if let what = Self.notText(data) {
+            throw CommandFailure(
+                "the URL file \(name) is not text (\(what)): give a file with one URL or absolute path per line")
+        }
+        self.init(text: String(decoding: data, as: UTF8.self), name: name)
+    }
+
+    /// How many bad lines are named one by one before the rest are counted in one line.
+    package static let namedBadLineLimit = 5
+
+    /// The bad lines to print: the first ``namedBadLineLimit`` as they are, then one line counting the rest.
+    package var shownBadLines: [String] {
+        guard badLines.count > Self.namedBadLineLimit else { return badLines }
+        let rest = badLines.count - Self.namedBadLineLimit
+        return badLines.prefix(Self.namedBadLineLimit) + ["\(rest) more lines are not URLs or absolute paths"]
+    }
+
+    /// What `data` is when it is not a text file (an image, or bytes no text has), `nil` for text.
+    private static func notText(_ data: Data) -> String? {
+        let format = data.kf.imageFormat
+        if format != .unknown { return "it is a \(format) image" }
+        if data.contains(0) || String(validating: data, as: UTF8.self) == nil {
+            return "it holds bytes no text file has"
+        }
+        return nil
     }
 
     package init(text: String, name: String) {

@@ -50,6 +50,9 @@ extension KingfisherError.ProcessorErrorReason {
         case .processingFailed(let processor as DecodingFailedProcessor, _):
             return "The processor \"\(processor.identifier)\" could not process the data: "
                 + processor.reason.errorDescription
+        case .processingFailed(let processor as ExplainedFailureProcessor, _):
+            let said = processor.reason.message.isEmpty ? "\(processor.reason)" : processor.reason.message
+            return "The processor \"\(processor.identifier)\" could not process the image: \(said)"
         case .processingFailed(let processor, _):
             return "The processor \"\(processor.identifier)\" could not process the image."
         case .emptyImageData:

@@ -38,12 +38,22 @@ extension KFCrossPlatformImage {
         }
     }
 
-    /// Pixel dimensions for a size in points at this image's scale; throws on sizes that are not positive.
+    /// Pixel dimensions for a size in points at this image's scale; throws on sizes that are not positive, and on
+    /// a result (every frame) of more pixels than the engine's limit (``ImageEngine/maximumPixelCount``).
     func pixelSize(of size: CGSize) throws(VipsError) -> (Int, Int) {
         let width = (size.width * scale).rounded()
         let height = (size.height * scale).rounded()
         guard width.isFinite, height.isFinite, width >= 1, height >= 1, width <= 1e6, height <= 1e6 else {
             throw VipsError(operation: "resize", message: "invalid target size \(size) at scale \(scale)")
+        }
+        let limit = ImageEngine.Configuration.current.maximumPixelCount
+        let frames = Double(max(1, animation?.frameCount ?? 1))
+        guard width * height * frames <= Double(limit) else {
+            let each = frames > 1 ? " per frame, \(Int(frames)) frames" : ""
+            throw VipsError(
+                operation: "resize",
+                message: "a \(Int(width)) x \(Int(height)) result\(each) is more than the limit of \(limit) pixels "
+                    + "(ImageEngine.maximumPixelCount)")
         }
         return (Int(width), Int(height))
     }

@@ -23,7 +23,7 @@ final class ImagePipeline: Sendable {
     let providerLoads = SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>()
     /// Cached originals being processed again: concurrent retrievals of one original with the same processing
     /// share one read, decode and processing run (`nil` inside: the original was not found).
-    let originalProcessing = SharedWork<OriginalProcessingKey, Result<KFCrossPlatformImage, KingfisherError>?>()
+    let originalProcessing = SharedWork<OriginalProcessingKey, ProcessedOriginal?>()
     /// Disk stores in progress: concurrent retrievals storing one image under one key encode and write it once.
     let diskStores = SharedWork<DiskStoreKey, StoreOutcome>()
     /// `stale-while-revalidate` revalidations in progress, which run with nobody waiting: one per cached entry at

@@ -10,7 +10,10 @@ import Foundation
 package enum ProcessingFailure {
     private static let key = "com.onevcat.Kingfisher.ProcessingFailure"
 
-    /// Runs `body`, noting a time-limit error it throws; other errors give `nil` as before.
+    private static let reasonKey = "com.onevcat.Kingfisher.ProcessingFailure.reason"
+
+    /// Runs `body`, noting the error it throws: a time limit becomes the retrieval's error, any other is the reason
+    /// the processor gave no image (see ``ExplainedFailureProcessor``).
     package static func catching<Value>(_ body: () throws(VipsError) -> Value?) -> Value? {
         do {
             return try body()
@@ -18,6 +21,8 @@ package enum ProcessingFailure {
             if let seconds = error.timeLimit {
                 Thread.current.threadDictionary[key] = KingfisherError.processorError(
                     reason: .timeLimitExceeded(seconds: seconds))
+            } else {
+                note(error)
             }
             return nil
         }
@@ -29,14 +34,41 @@ package enum ProcessingFailure {
         return nil
     }
 
-    /// Runs `processor`, then returns its image or, when it gave `nil` after running out of time, that error.
+    /// Gives `nil` with `reason` as why the processor failed (the error is then `processingFailed` with an
+    /// ``ExplainedFailureProcessor``), for a processor of the package that knows why.
+    package static func fail(because reason: VipsError) -> KFCrossPlatformImage? {
+        note(reason)
+        return nil
+    }
+
+    private static func note(_ reason: VipsError) {
+        Thread.current.threadDictionary[reasonKey] = ReasonBox(reason)
+    }
+
+    /// Runs `processor`, then returns its image or, when it gave `nil` after running out of time, that error, or
+    /// `processingFailed` with the reason it noted; `nil` when it gave no image and no reason.
     static func run(
         _ processor: any ImageProcessor, item: ImageProcessItem, options: KingfisherParsedOptionsInfo
     ) -> Result<KFCrossPlatformImage, KingfisherError>? {
-        Thread.current.threadDictionary.removeObject(forKey: key)
-        defer { Thread.current.threadDictionary.removeObject(forKey: key) }
+        let thread = Thread.current
+        thread.threadDictionary.removeObject(forKey: key)
+        thread.threadDictionary.removeObject(forKey: reasonKey)
+        defer {
+            thread.threadDictionary.removeObject(forKey: key)
+            thread.threadDictionary.removeObject(forKey: reasonKey)
+        }
         if let image = processor.process(item: item, options: options) { return .success(image) }
-        if let error = Thread.current.threadDictionary[key] as? KingfisherError { return .failure(error) }
+        if let error = thread.threadDictionary[key] as? KingfisherError { return .failure(error) }
+        if let noted = thread.threadDictionary[reasonKey] as? ReasonBox {
+            let explained = ExplainedFailureProcessor(processor: processor, reason: noted.reason)
+            return .failure(.processorError(reason: .processingFailed(processor: explained, item: item)))
+        }
         return nil
+    }
+
+    /// A reason in the thread's dictionary (which holds objects).
+    private final class ReasonBox: Sendable {
+        let reason: VipsError
+        init(_ reason: VipsError) { self.reason = reason }
     }
 }

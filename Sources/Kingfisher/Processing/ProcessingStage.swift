@@ -12,8 +12,14 @@ enum ProcessingStage {
         KFCrossPlatformImage, KingfisherError
     > {
         let processor = options.processor
-        if let outcome = ProcessingFailure.run(processor, item: .data(data), options: options) {
-            return outcome
+        let outcome = ProcessingFailure.run(processor, item: .data(data), options: options)
+        // A processor's own reason stands once the data is known to be an image (a processor that decodes the
+        // bytes itself notes the decoder's failure as its reason).
+        var explained: KingfisherError?
+        switch outcome {
+        case .failure(let error) where error.explainedFailure != nil: explained = error
+        case .some(let outcome): return outcome
+        case .none: break
         }
         do {
             _ = try KFCrossPlatformImage(decoding: data, options: options.imageCreatingOptions)
@@ -22,7 +28,8 @@ enum ProcessingStage {
             let failed = DecodingFailedProcessor(processor: processor, reason: reason)
             return .failure(.processorError(reason: .processingFailed(processor: failed, item: .data(data))))
         }
-        return .failure(.processorError(reason: .processingFailed(processor: processor, item: .data(data))))
+        return .failure(
+            explained ?? .processorError(reason: .processingFailed(processor: processor, item: .data(data))))
     }
 
     /// The processor over an image already decoded (an original from the cache); `processingFailed` when it gives

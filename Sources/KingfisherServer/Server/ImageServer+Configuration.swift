@@ -55,6 +55,10 @@ extension ImageServer {
         public var allowedSources: [AllowedSource] = []
         /// Where images named by a path (not a URL) are read from; `nil` fetches them over `http://`, as thumbor.
         public var rootDirectory: URL?
+        /// With a ``rootDirectory``, whether a path that names no file there is fetched over `http://` instead
+        /// (thumbor's `file_loader_http_fallback`, so `127.0.0.1:8080/a.jpg` still reaches that origin); `false`
+        /// answers it `404` (thumbor's `file_loader`). `true` by default.
+        public var rootFallsBackToHTTP = true
         /// Answer WebP to clients that accept it when the URL asks for no format (`Vary: Accept` then).
         public var autoWebP = false
         /// Answer AVIF to clients that accept it when the URL asks for no format; preferred over WebP.

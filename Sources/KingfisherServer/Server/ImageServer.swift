@@ -95,7 +95,8 @@ public final class ImageServer: Sendable {
         manager.logger = logger
         self.manager = manager
         self.sourceGuard = sourceGuard
-        locator = SourceLocator(rootDirectory: configuration.rootDirectory)
+        locator = SourceLocator(
+            rootDirectory: configuration.rootDirectory, fallsBackToHTTP: configuration.rootFallsBackToHTTP)
         recentResults = MemoryStorage.Backend(
             config: MemoryStorage.Config(totalCostLimit: max(0, configuration.resultMemoryBytes)))
         gate = Limiter(

@@ -1,17 +1,22 @@
 import Foundation
 import Kingfisher
 
-/// Turns the image part of a thumbor URL into a Kingfisher source: an `http(s)` URL is fetched; a path is a file
-/// under the root directory when there is one, and otherwise fetched over `http://` (thumbor's default loader).
+/// Turns the image part of a thumbor URL into a Kingfisher source, as thumbor's loaders do: an `http(s)` URL is
+/// fetched; a path is a file under the root directory when there is one, and otherwise fetched over `http://`
+/// (thumbor's `http_loader`). With a root, a path that names no file there is fetched over `http://` too
+/// (`file_loader_http_fallback`), unless the root is the only place (`file_loader`).
 ///
 /// Files: absolute paths and `..` are refused, and so is a path whose real location (symlinks resolved) is outside
 /// the root.
 struct SourceLocator: Sendable {
     /// The root, its symlinks resolved.
     let root: URL?
+    /// Whether a path that is no file under the root is fetched over `http://`.
+    let fallsBackToHTTP: Bool
 
-    init(rootDirectory: URL?) {
+    init(rootDirectory: URL?, fallsBackToHTTP: Bool = true) {
         root = rootDirectory?.standardizedFileURL.resolvingSymlinksInPath()
+        self.fallsBackToHTTP = fallsBackToHTTP
     }
 
     func source(for image: String) throws(ImageServerError) -> Source {
@@ -23,7 +28,11 @@ struct SourceLocator: Sendable {
             return .network(url)
         }
         if let root {
-            return .provider(LocalFileImageDataProvider(fileURL: try file(image, in: root)))
+            do {
+                return .provider(LocalFileImageDataProvider(fileURL: try file(image, in: root)))
+            } catch .fileNotFound where fallsBackToHTTP && Self.startsWithHost(image) {
+                // Not a file under the root, and it reads as an origin's host and path: fetched from there.
+            }
         }
         guard let url = URL(string: "http://" + image) ?? URL(string: "http://" + Self.escaped(image)),
             url.host != nil
@@ -47,6 +56,22 @@ struct SourceLocator: Sendable {
         guard FileManager.default.fileExists(atPath: real.path, isDirectory: &isDirectory), !isDirectory.boolValue
         else { throw .fileNotFound }
         return real
+    }
+
+    /// Whether `path` starts with something a host can be (a dotted name or address, `localhost`, either with a
+    /// port) followed by a path: `127.0.0.1:8080/a.jpg`, `images.example.com/a.jpg`; not `photos/a.jpg` or
+    /// `a.jpg`. Only such a path falls back to `http://`, so a missing file is still a plain `404`.
+    static func startsWithHost(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[1].isEmpty else { return false }
+        let hostAndPort = parts[0].split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(hostAndPort.count), let host = hostAndPort.first, !host.isEmpty else { return false }
+        if hostAndPort.count == 2 {
+            guard let port = Int(hostAndPort[1]), (1...65535).contains(port) else { return false }
+        }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        let hostCharacters = host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." }
+        return hostCharacters && (host == "localhost" || (labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }))
     }
 
     /// Spaces and other characters URL(string:) refuses, percent-encoded.

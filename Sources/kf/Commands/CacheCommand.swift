@@ -61,19 +61,42 @@ struct CacheCommand: ParsableCommand {
 
         @OptionGroup var cacheOptions: CacheOptions
 
-        @Option(help: ArgumentHelp("Keep the cache under this many megabytes (down to half of it).", valueName: "MB"))
-        var sizeLimit: UInt?
+        @Option(
+            help: ArgumentHelp(
+                "Keep the cache under this many megabytes, a whole number of 1 or more (down to half of it).",
+                valueName: "MB"))
+        var sizeLimit: String?
+
+        func validate() throws {
+            guard let sizeLimit else { return }
+            guard let megabytes = UInt(sizeLimit) else {
+                throw ValidationError(
+                    "--size-limit takes whole megabytes (1, 2, 500...), not \"\(sizeLimit)\"")
+            }
+            if megabytes == 0 {
+                throw ValidationError(
+                    "--size-limit 0 would mean no limit (Kingfisher's sizeLimit 0), so nothing would be removed; "
+                        + "to remove every file, use `kf cache clear`")
+            }
+        }
 
         func run() throws {
             let cache = try cacheOptions.makeCache()
-            if let sizeLimit { cache.diskStorage.config.sizeLimit = sizeLimit * 1024 * 1024 }
+            if let megabytes = sizeLimit.flatMap(UInt.init) {
+                cache.diskStorage.config.sizeLimit = megabytes * 1024 * 1024
+            }
             do {
                 let expired = try cache.diskStorage.removeExpiredValues()
                 let oversize = try cache.diskStorage.removeSizeExceededValues()
                 let summary = try cache.diskStorage.summary()
+                let limit = cache.diskStorage.config.sizeLimit
+                let limitNote =
+                    limit == 0
+                    ? " (no size limit set: only expired files go; --size-limit MB sets one)"
+                    : " (size limit \(CacheCommand.bytes(limit)))"
                 Console.out(
                     "removed \(expired.count) expired and \(oversize.count) over-limit files; "
-                        + "\(summary.fileCount) files (\(CacheCommand.bytes(summary.totalSize))) remain")
+                        + "\(summary.fileCount) files (\(CacheCommand.bytes(summary.totalSize))) remain\(limitNote)")
             } catch {
                 throw CommandFailure(error.errorDescription ?? "\(error)")
             }

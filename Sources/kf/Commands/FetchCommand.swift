@@ -73,6 +73,7 @@ struct FetchCommand: AsyncParsableCommand {
         if original && (format ?? .original) != .original {
             throw ValidationError("--original keeps the source's format; leave out --format.")
         }
+        _ = try formatChoice
     }
 
     func run() async throws {
@@ -94,16 +95,23 @@ struct FetchCommand: AsyncParsableCommand {
         let reporter = ProgressReporter(total: sources.count, verb: "fetching")
         for line in badSources { reporter.record(.failed, stderr: "error: \(line)") }
         let ticker = reporter.startTicking()
+        let interrupts = reporter.endingOnInterrupt()
+        defer { interrupts.cancel() }
         let processor: any ImageProcessor = original ? UndecodedBytes.Processor() : processing.processor()
+        let choice = try formatChoice
         let serializer: any CacheSerializer =
             original
             ? UndecodedBytes.Serializer()
-            : resolvedFormat.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
+            : choice.format.serializer(quality: quality, keepsOriginalBytes: processor.identifier.isEmpty)
         let writeFailures = CacheWriteFailures(directory: cache.diskStorage.directoryURL)
+        var outputRule = choice.rule
+        // Undecoded bytes are never converted: they are written as downloaded, or not at all.
+        if original, case .convert(let format) = outputRule { outputRule = .require(format) }
         let runner = FetchRunner(
             session: session, processor: processor, serializer: serializer,
-            format: original ? nil : resolvedFormat.imageFormat,
-            cacheFileExtension: original ? nil : resolvedFormat.cacheFileExtension(quality: quality),
+            format: original ? nil : choice.format.imageFormat,
+            cacheFileExtension: original ? nil : choice.format.cacheFileExtension(quality: quality),
+            outputRule: outputRule, quality: quality,
             knowsPixelSize: !original,
             usesCache: !noCache, forceRefresh: forceRefresh, destination: destination, concurrency: concurrency,
             json: json, writeFailures: writeFailures)
@@ -115,19 +123,24 @@ struct FetchCommand: AsyncParsableCommand {
         if counts.failed > 0 { throw ExitCode.failure }
     }
 
-    /// `--format`, else the `-o` file's extension, else `original`.
-    private var resolvedFormat: OutputFormat {
-        if let format { return format }
-        if let outputFile, let inferred = OutputFormat(pathExtension: (outputFile as NSString).pathExtension) {
-            return inferred
+    /// `--format` and the `-o` file's extension, read together.
+    private var formatChoice: OutputFormatChoice {
+        get throws(ValidationError) {
+            try OutputFormatChoice(
+                format: format, outputFile: outputFile, processes: !processing.processor().identifier.isEmpty)
         }
-        return .original
     }
 
     private func makeDestination() throws -> FetchRunner.Destination {
         if let outputFile { return .file(try OutputFile(outputFile)) }
         guard let outputDirectory else { return .none }
         let url = URL(fileURLWithPath: (outputDirectory as NSString).expandingTildeInPath, isDirectory: true)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ValidationError(
+                "--output \(outputDirectory) is a file, not a directory: --output DIR writes one file per source "
+                    + "into DIR; -o FILE writes a single source's result")
+        }
         // A directory that can't be made is reported per source when its file can't be written.
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return .directory(url)

@@ -28,8 +28,12 @@ struct InfoCommand: AsyncParsableCommand {
     @OptionGroup(title: "Processing (only to look the cache up)")
     var processing: ProcessingFlags
 
-    @Option(help: "The format the cache entry was stored in (as given to fetch or prefetch).")
-    var format: OutputFormat = .original
+    @Option(
+        help: """
+            The format the cache entry was stored in (as given to fetch or prefetch); without it, every format \
+            cached for these processing flags is listed.
+            """)
+    var format: OutputFormat?
 
     @Option(help: "The quality it was stored at, for JPEG, WebP and AVIF.")
     var quality = 85
@@ -46,7 +50,12 @@ struct InfoCommand: AsyncParsableCommand {
                 Console.out(json ? info.jsonLine : info.text)
             } catch {
                 failed = true
-                Console.error("error: \(text): \(FailureMessage.reason(error, source: text))")
+                let reason = FailureMessage.reason(error, source: text)
+                if json {
+                    Console.out(Console.jsonLine(["source": text, "error": reason]))
+                } else {
+                    Console.error("error: \(text): \(reason)")
+                }
             }
         }
         await session.shutdown()
@@ -75,18 +84,75 @@ struct InfoCommand: AsyncParsableCommand {
         }
         let image = try KFCrossPlatformImage(decoding: data)
         let identifier = processor.identifier
-        let fileExtension = format.cacheFileExtension(quality: quality)
-        let cacheType = session.cache.imageCachedType(
-            forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)
+        let variants = CachedVariant.all(forKey: key, processorIdentifier: identifier, in: session.cache)
+        var cacheType = CacheType.none
+        var cacheFile: String?
+        if let format {
+            // The entry of the format asked for, as fetch and prefetch look it up.
+            let fileExtension = format.cacheFileExtension(quality: quality)
+            cacheType = session.cache.imageCachedType(
+                forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)
+            cacheFile =
+                session.cache.cacheFileURLIfOnDisk(
+                    forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)?.path
+        } else if let first = variants.first {
+            cacheType = .disk
+            cacheFile = first.file
+        }
         return SourceInfo(
             source: argument.text, format: data.kf.imageFormat, width: image.pixelWidth, height: image.pixelHeight,
             frames: image.kf.imageFrameCount ?? 1, duration: image.kf.frameDurations.reduce(0, +),
             loopCount: image.kf.loopCount,
             hasAlpha: image.hasAlpha, bytes: data.count, cacheType: FetchRunner.name(of: cacheType),
-            cacheFile: session.cache.cacheFileURLIfOnDisk(
-                forKey: key, processorIdentifier: identifier, forcedExtension: fileExtension)?.path,
+            cacheFile: cacheFile, variants: variants,
             cacheKey: ImageCache.computedKey(forKey: key, processorIdentifier: identifier))
     }
+}
+
+/// One cache file of a source under one processing: the format (and quality) it was stored in.
+struct CachedVariant: Encodable, Equatable {
+    /// `original` for the entry in the source's own format (no `--format`), else png, jpeg, gif, webp or avif.
+    let format: String
+    /// The quality of a lossy format's entry.
+    let quality: Int?
+    let file: String
+
+    /// The cache files of `key` under `processorIdentifier`: the plain entry first, then the others by name.
+    static func all(forKey key: String, processorIdentifier: String, in cache: ImageCache) -> [CachedVariant] {
+        let computed = ImageCache.computedKey(forKey: key, processorIdentifier: processorIdentifier)
+        let plain = cache.diskStorage.cacheFileURL(forKey: computed)
+        let directory = plain.deletingLastPathComponent()
+        let base = plain.lastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0 == base || $0.hasPrefix(base + ".") }.sorted().compactMap { name in
+            let path = directory.appendingPathComponent(name).path
+            guard name != base else { return CachedVariant(format: "original", quality: nil, file: path) }
+            return CachedVariant(fileExtension: String(name.dropFirst(base.count + 1)), file: path)
+        }
+    }
+
+    /// Reads an extension `OutputFormat.cacheFileExtension` made: `png`, `q80.jpg`.
+    private init?(fileExtension: String, file: String) {
+        let parts = fileExtension.split(separator: ".")
+        guard let last = parts.last, let format = OutputFormat(pathExtension: String(last)) else { return nil }
+        self.format = format.rawValue
+        if parts.count == 2, parts[0].hasPrefix("q"), let quality = Int(parts[0].dropFirst()) {
+            self.quality = quality
+        } else {
+            guard parts.count == 1 else { return nil }
+            self.quality = nil
+        }
+        self.file = file
+    }
+
+    private init(format: String, quality: Int?, file: String) {
+        self.format = format
+        self.quality = quality
+        self.file = file
+    }
+
+    /// `webp q80 (/path)`.
+    var text: String { "\(format)\(quality.map { " q\($0)" } ?? "") (\(file))" }
 }
 
 /// What `kf info` reports about one source.
@@ -102,23 +168,29 @@ struct SourceInfo: Encodable {
     let bytes: Int
     let cacheType: String
     let cacheFile: String?
+    /// Every format cached for the processing flags given.
+    let variants: [CachedVariant]
+    /// The key the cache files are named after (JSON only: for scripts that look the files up).
     let cacheKey: String
 
     init(
         source: String, format: ImageFormat, width: Int, height: Int, frames: Int, duration: Double, loopCount: Int,
-        hasAlpha: Bool, bytes: Int, cacheType: String, cacheFile: String?, cacheKey: String
+        hasAlpha: Bool, bytes: Int, cacheType: String, cacheFile: String?, variants: [CachedVariant],
+        cacheKey: String
     ) {
         self.source = source
         self.format = "\(format)"
         self.width = width
         self.height = height
         self.frames = frames
-        self.duration = duration
+        // Frame delays are whole milliseconds (GIF: hundredths); their sum in binary floating point is not.
+        self.duration = (duration * 1000).rounded() / 1000
         self.loopCount = loopCount
         self.hasAlpha = hasAlpha
         self.bytes = bytes
         self.cacheType = cacheType
         self.cacheFile = cacheFile
+        self.variants = variants
         self.cacheKey = cacheKey
     }
 
@@ -130,7 +202,16 @@ struct SourceInfo: Encodable {
             let loops = loopCount == 0 ? "forever" : "\(loopCount) times"
             animation = " (\(ProgressReporter.format(duration, digits: 2)) s, loops \(loops))"
         }
-        let cache = cacheFile.map { "\(cacheType), \($0)" } ?? cacheType
+        let cache: String
+        if variants.isEmpty {
+            let nothing = cacheType == "none" ? " (nothing cached for these processing flags)" : ""
+            cache = (cacheFile.map { "\(cacheType), \($0)" } ?? cacheType) + nothing
+        } else {
+            // Every format stored for these flags, the one asked for (or the first) first.
+            let ordered = variants.filter { $0.file == cacheFile } + variants.filter { $0.file != cacheFile }
+            let state = cacheType == "none" ? "none in the format asked; cached as" : cacheType
+            cache = "\(state), " + ordered.map(\.text).joined(separator: "\n           ")
+        }
         return """
             \(source)
               format:  \(format)
@@ -138,7 +219,6 @@ struct SourceInfo: Encodable {
               frames:  \(frames)\(animation)
               bytes:   \(bytes)
               cache:   \(cache)
-              key:     \(cacheKey)
             """
     }
 }

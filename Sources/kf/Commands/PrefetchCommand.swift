@@ -66,8 +66,14 @@ struct PrefetchCommand: AsyncParsableCommand {
         let handlers = [writeFailures.handler, reasons.handler] + (logger.map { [$0.handler] } ?? [])
         cache.logger = Logger(label: "kf.cache") { _ in MultiplexLogHandler(handlers) }
         let reporter = ProgressReporter(total: file.sources.count + file.badLines.count, verb: "prefetching")
-        for line in file.badLines { reporter.record(.failed, stderr: "error: \(line)") }
+        // Every bad line counts as failed; a few are named, the rest counted in one line.
+        let shown = file.shownBadLines
+        for (index, _) in file.badLines.enumerated() {
+            reporter.record(.failed, stderr: index < shown.count ? "error: \(shown[index])" : nil)
+        }
         let ticker = reporter.startTicking()
+        let interrupts = reporter.endingOnInterrupt()
+        defer { interrupts.cancel() }
         await prefetch(
             file.sources, session: session, reporter: reporter, errors: errors, reasons: reasons,
             writeFailures: writeFailures)

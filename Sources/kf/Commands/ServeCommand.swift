@@ -52,8 +52,15 @@ struct ServeCommand: AsyncParsableCommand {
                 + "$XDG_CACHE_HOME/kf/serve, else ~/.cache/kf/serve.", valueName: "DIR"))
     var cacheDir: String?
 
-    @Option(help: ArgumentHelp("Read images named by a path from this directory.", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "Read images named by a path from this directory; a path that is no file there but starts with a host "
+                + "(127.0.0.1:8080/a.jpg) is fetched over http:// (thumbor's file_loader_http_fallback).",
+            valueName: "DIR"))
     var root: String?
+
+    @Flag(help: "With --root, answer 404 for a path that is no file there instead of fetching it (file_loader).")
+    var rootOnly = false
 
     @Flag(help: "Answer WebP to clients that accept it when the URL names no format.")
     var autoWebp = false
@@ -130,6 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.rootDirectory = URL(fileURLWithPath: root, isDirectory: true)
         }
+        configuration.rootFallsBackToHTTP = !(rootOnly || environment.flag("ROOT_ONLY"))
         configuration.autoWebP = autoWebp || environment.flag("AUTO_WEBP")
         configuration.autoAVIF = autoAvif || environment.flag("AUTO_AVIF")
         if let value = try maxAge ?? environment.integer("MAX_AGE") { configuration.maxAge = max(0, value) }

@@ -83,17 +83,26 @@ struct ColorArgument: ExpressibleByArgument {
     static var defaultCompletionKind: CompletionKind { .list(names.keys.sorted()) }
 }
 
-/// `WIDTH:COLOR`, e.g. `4:#336699`.
+/// `WIDTH:COLOR[:RADIUS]`, e.g. `4:#336699` or `4:#336699:50%`. Without a radius the border follows the corners an
+/// earlier `--round` made (square corners when none did).
 struct BorderSpec: ExpressibleByArgument {
     let width: Double
     let color: ColorArgument
+    let radius: RadiusArgument?
 
     init?(argument: String) {
-        guard let colon = argument.firstIndex(of: ":"), let width = Double(argument[..<colon]), width > 0,
-            width.isFinite, let color = ColorArgument(argument: String(argument[argument.index(after: colon)...]))
+        let parts = argument.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 2, let width = Double(parts[0]), width > 0, width.isFinite,
+            let color = ColorArgument(argument: parts[1])
         else { return nil }
         self.width = width
         self.color = color
+        if parts.count == 3 {
+            guard let radius = RadiusArgument(argument: parts[2]) else { return nil }
+            self.radius = radius
+        } else {
+            radius = nil
+        }
     }
 }
 

@@ -16,7 +16,12 @@ struct PixelCropProcessor: ImageProcessor {
         guard let image = DefaultImageProcessor.default.process(item: item, options: options) else { return nil }
         let fullWidth = image.pixelWidth
         let fullHeight = image.pixelHeight
-        guard x < fullWidth, y < fullHeight else { return nil }
+        guard x < fullWidth, y < fullHeight else {
+            return ProcessingFailure.fail(
+                because: VipsError(
+                    operation: "crop",
+                    message: "the crop's corner \(x),\(y) is outside the \(fullWidth) x \(fullHeight) image"))
+        }
         let cropWidth = min(width, fullWidth - x)
         let cropHeight = min(height, fullHeight - y)
         let anchor = CGPoint(

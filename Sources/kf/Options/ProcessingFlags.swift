@@ -22,10 +22,17 @@ struct ProcessingFlags: ParsableArguments {
     @Option(help: ArgumentHelp("Round the corners: pixels or a percentage of the width.", valueName: "R|P%"))
     var round: [RadiusArgument] = []
 
-    @Option(help: ArgumentHelp("Draw a border inside the edges, e.g. 4:#336699.", valueName: "WIDTH:COLOR"))
+    @Option(
+        help: ArgumentHelp(
+            "Draw a border inside the edges, e.g. 4:#336699; it follows the corners of an earlier --round, or "
+                + "takes its own radius (4:#336699:12, 4:#336699:50%).", valueName: "WIDTH:COLOR[:R]"))
     var border: [BorderSpec] = []
 
-    @Option(help: ArgumentHelp("Gaussian blur with this radius in pixels.", valueName: "R"))
+    // Numbers are taken as values even when they start with a dash (`--blur -1` is then a bad radius, not a
+    // missing one; `--brightness -0.2` works).
+    @Option(
+        parsing: .unconditionalSingleValue,
+        help: ArgumentHelp("Gaussian blur with this radius in pixels.", valueName: "R"))
     var blur: [Double] = []
 
     @Option(help: ArgumentHelp("Draw a colour over the image (its alpha sets the strength).", valueName: "COLOR"))
@@ -40,13 +47,17 @@ struct ProcessingFlags: ParsableArguments {
     @Flag(help: "Black and white.")
     var bw = false
 
-    @Option(help: ArgumentHelp("Colour controls: brightness to add (-1...1, 0 keeps).", valueName: "B"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Colour controls: brightness to add (-1...1, 0 keeps).", valueName: "B"))
     var brightness: Double?
 
-    @Option(help: ArgumentHelp("Colour controls: contrast factor (1 keeps).", valueName: "C"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Colour controls: contrast factor (1 keeps).", valueName: "C"))
     var contrast: Double?
 
-    @Option(help: ArgumentHelp("Colour controls: saturation factor (0 grey, 1 keeps).", valueName: "S"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Colour controls: saturation factor (0 grey, 1 keeps).", valueName: "S"))
     var saturation: Double?
 
     func validate() throws {
@@ -113,6 +124,8 @@ struct ProcessingFlags: ParsableArguments {
         var bw: Bool
         var colorControls: ColorControlsProcessor?
         let mode: ContentMode
+        /// The radius of the last `--round` taken, which a later `--border` without its own radius follows.
+        var roundedRadius: Radius?
 
         init(flags: ProcessingFlags) {
             resize = flags.resize[...]
@@ -141,11 +154,14 @@ struct ProcessingFlags: ParsableArguments {
             case .crop:
                 return crop.popFirst().map(Self.cropper)
             case .round:
-                return round.popFirst().map { RoundCornerImageProcessor(radius: $0.radius) }
+                guard let radius = round.popFirst()?.radius else { return nil }
+                roundedRadius = radius
+                return RoundCornerImageProcessor(radius: radius)
             case .border:
-                return border.popFirst().map {
-                    BorderImageProcessor(border: Border(color: $0.color.color, lineWidth: $0.width))
-                }
+                guard let spec = border.popFirst() else { return nil }
+                let radius = spec.radius?.radius ?? roundedRadius ?? .point(0)
+                return BorderImageProcessor(
+                    border: Border(color: spec.color.color, lineWidth: spec.width, radius: radius))
             case .blur:
                 return blur.popFirst().map { BlurImageProcessor(blurRadius: $0) }
             case .tint:

@@ -21,6 +21,10 @@ struct FetchRunner {
     let format: ImageFormat?
     /// The extension that gives this format's cache files their own entries (see `OutputFormat`).
     let cacheFileExtension: String?
+    /// What `-o`'s extension asks of a result kept in the source's format.
+    let outputRule: OutputFormatChoice.OutputRule
+    /// The quality of a conversion `outputRule` asks for, 1...100.
+    let quality: Int
     /// `false` when the images are not decoded (`--original`), so their pixel size is unknown.
     let knowsPixelSize: Bool
     let usesCache: Bool
@@ -116,8 +120,11 @@ struct FetchRunner {
                 do { bytes = try encoded.full ?? Data(contentsOf: encoded.file!) } catch {
                     throw CommandFailure("cannot read the cached result: \(FailureMessage.plain(error))")
                 }
-                try output.write(bytes)
+                let written = try applyingOutputRule(to: bytes, format: imageFormat, image: result.image)
+                try output.write(written.data)
                 record.output = output.shownPath
+                record.bytes = written.data.count
+                record.format = "\(written.format)".lowercased()
             }
         } catch {
             record.error = FailureMessage.reason(error, source: argument.text)
@@ -165,8 +172,11 @@ struct FetchRunner {
         record.format = "\(format)".lowercased()
         do {
             guard let output = try outputFile(named: outputName, format: format) else { return }
-            try output.write(cached.data)
+            let written = try applyingOutputRule(to: cached.data, format: format, image: nil)
+            try output.write(written.data)
             record.output = output.shownPath
+            record.bytes = written.data.count
+            record.format = "\(written.format)".lowercased()
         } catch {
             record.error = error.description
         }
@@ -202,6 +212,37 @@ struct FetchRunner {
         var bytes = [UInt8](repeating: 0, count: 64)
         let count = read(descriptor, &bytes, bytes.count)
         return (Data(bytes.prefix(max(0, count))), Int(info.st_size))
+    }
+
+    /// The bytes `-o` gets for a result in `format`: as they are, or converted (from `image`, else decoded from
+    /// `data`) when `-o`'s extension names another format and nothing asked to keep the source's.
+    private func applyingOutputRule(to data: Data, format: ImageFormat, image: KFCrossPlatformImage?)
+        throws(CommandFailure) -> (data: Data, format: ImageFormat)
+    {
+        switch outputRule {
+        case .asIs:
+            return (data, format)
+        case .require(let wanted):
+            guard let wantedFormat = wanted.imageFormat, wantedFormat != format else { return (data, format) }
+            throw CommandFailure(
+                "the source is a \(format) image, kept as it is (--format original or --original), but -o names "
+                    + "\(wanted.rawValue); leave those out to convert it, or name the file for \(format)")
+        case .convert(let wanted):
+            guard let wantedFormat = wanted.imageFormat, wantedFormat != format else { return (data, format) }
+            let decoded: KFCrossPlatformImage
+            if let image {
+                decoded = image
+            } else {
+                do { decoded = try KFCrossPlatformImage(decoding: data) } catch {
+                    throw CommandFailure(FailureMessage.reason(error, source: ""))
+                }
+            }
+            guard let converted = decoded.kf.data(format: wantedFormat, compressionQuality: CGFloat(quality) / 100)
+            else {
+                throw CommandFailure("the image could not be written as \(wanted.rawValue)")
+            }
+            return (converted, wantedFormat)
+        }
     }
 
     private func outputFile(named name: String, format: ImageFormat) throws(CommandFailure) -> OutputFile? {

@@ -84,16 +84,37 @@ final class ProgressReporter: Sendable {
         state.withLock { state in
             clearBar(&state)
             state.ended = true
-            let seconds = elapsedSeconds
-            let rate =
-                state.completed > 0 && seconds > 0
-                ? " (\(Self.format(Double(state.completed) / seconds, digits: 1)) images/s)" : ""
-            let line =
-                "\(state.completed) completed, \(state.skipped) skipped, \(state.failed) failed in "
-                + "\(Self.format(seconds, digits: 2)) s\(rate)\n"
-            Self.write(line, to: .standardError)
+            Self.write(summary(state) + "\n", to: .standardError)
             return (state.completed, state.skipped, state.failed)
         }
+    }
+
+    /// Until the returned source is cancelled, Ctrl-C (SIGINT) ends the run as a finished one does (the bar cleared,
+    /// the summary printed, marked interrupted with how many sources were not done), then exits with 130 as a shell
+    /// expects of a program stopped by SIGINT.
+    func endingOnInterrupt() -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [self] in
+            state.withLock { state in
+                clearBar(&state)
+                state.ended = true
+                let left = total - state.completed - state.skipped - state.failed
+                Self.write(summary(state) + ", interrupted with \(left) not done\n", to: .standardError)
+            }
+            exit(130)
+        }
+        source.resume()
+        return source
+    }
+
+    private func summary(_ state: State) -> String {
+        let seconds = elapsedSeconds
+        let rate =
+            state.completed > 0 && seconds > 0
+            ? " (\(Self.format(Double(state.completed) / seconds, digits: 1)) images/s)" : ""
+        return "\(state.completed) completed, \(state.skipped) skipped, \(state.failed) failed in "
+            + "\(Self.format(seconds, digits: 2)) s\(rate)"
     }
 
     private var elapsedSeconds: Double { (ContinuousClock.now - start).seconds }

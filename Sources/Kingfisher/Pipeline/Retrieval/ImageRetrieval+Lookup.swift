@@ -122,18 +122,17 @@ extension ImageRetrieval {
             case .failed(let error): return .done(.failure(error))
             }
         }
-        let outcome: Result<KFCrossPlatformImage, KingfisherError>
-        switch await processedOriginal(key) {
-        case .some(let processed): outcome = processed
-        case .none: return isCancelled ? .cancelled : .miss
-        }
+        guard let made = await processedOriginal(key) else { return isCancelled ? .cancelled : .miss }
         let processed: KFCrossPlatformImage
-        switch outcome {
+        switch made.outcome {
         case .success(let image): processed = image
         case .failure(let error): return .done(.failure(error))
         }
         guard commit() else { return .cancelled }
-        let stored = await store(processed, original: nil, key: key, storingOriginal: false)
+        // The serializer gets the original's bytes when they were read, as after a download: the processed entry
+        // is then the same file (format and bytes) whichever way the original came.
+        let original = made.originalData
+        let stored = await store(processed, original: original, key: key, storingOriginal: false)
         if validation != nil {
             await HTTPFreshness.addVariant(options.processor.identifier, forKey: key, in: targetCache)
         }
@@ -143,7 +142,7 @@ extension ImageRetrieval {
         return .done(
             .success(
                 result(processed, from: source, cacheType: .none, stored: stored, validation: validation) {
-                    serializer.data(with: processed, original: nil)
+                    serializer.data(with: processed, original: original)
                 }))
     }
 
@@ -155,7 +154,7 @@ extension ImageRetrieval {
     /// Concurrent retrievals of one original with the same processing share the work (see
     /// ``ImagePipeline/originalProcessing``): a retrieval cancelled while it runs leaves at once, and the work stops
     /// (a queued decode leaves its queue) once every retrieval waiting for it has left.
-    private func processedOriginal(_ key: String) async -> Result<KFCrossPlatformImage, KingfisherError>? {
+    private func processedOriginal(_ key: String) async -> ProcessedOriginal? {
         let shared = OriginalProcessingKey(
             originalCache: ObjectIdentifier(originalCache), cacheKey: key,
             processing: ProcessingKey(internalOptions, engine: engine))
@@ -164,7 +163,7 @@ extension ImageRetrieval {
     }
 
     /// The work of ``processedOriginal(_:)``, in the task the retrievals share.
-    private func processOriginal(_ key: String) async -> Result<KFCrossPlatformImage, KingfisherError>? {
+    private func processOriginal(_ key: String) async -> ProcessedOriginal? {
         let processingOptions = internalOptions
         let metrics = self.metrics
         let lookupOptions = originalOptions
@@ -172,7 +171,7 @@ extension ImageRetrieval {
         if inMemory == nil, lookupOptions.cacheSerializer is any DefaultDecodingCacheSerializer {
             // Read only when the decode is near (a gallery scrolling fast asks for many more than decode), and
             // not at all when cancelled while waiting for that.
-            return await decoder.readingAhead { () async -> Result<KFCrossPlatformImage, KingfisherError>? in
+            return await decoder.readingAhead { () async -> ProcessedOriginal? in
                 guard !Task.isCancelled,
                     case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
                 else { return nil }
@@ -189,15 +188,16 @@ extension ImageRetrieval {
                     await originalCache.removeUndecodable(forKey: key, bytes: data.count, options: lookupOptions)
                     return nil
                 }
-                return outcome
+                return ProcessedOriginal(outcome: outcome, originalData: data)
             }
         }
         guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !Task.isCancelled else {
             return nil
         }
-        return await decoder.runUnlessCancelled(on: options.processingQueue, engine: engine) {
+        let outcome = await decoder.runUnlessCancelled(on: options.processingQueue, engine: engine) {
             metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
         }
+        return outcome.map { ProcessedOriginal(outcome: $0, originalData: nil) }
     }
 
     /// The existence probe before reading an original: memory, then a `stat` on the original cache's I/O threads
@@ -205,6 +205,13 @@ extension ImageRetrieval {
     private func isOriginalCached(_ key: String) async -> Bool {
         await originalCache.imageCachedTypeAsync(forKey: key, forcedExtension: options.forcedExtension).cached
     }
+}
+
+/// A cached original processed again: the outcome, and the original's bytes when it was read from disk (an original
+/// found in memory has none).
+struct ProcessedOriginal: Sendable {
+    let outcome: Result<KFCrossPlatformImage, KingfisherError>
+    let originalData: Data?
 }
 
 /// Which processing of which cached original retrievals share (see ``ImagePipeline/originalProcessing``).
