@@ -350,6 +350,18 @@ import Testing
         let refusal = await third.readUntilClosed(within: .seconds(30))
         #expect(refusal?.hasPrefix("HTTP/1.1 503") == true, "\(refusal ?? "not closed")")
         #expect(refusal?.contains("Retry-After: 1") == true)
+        // Clients that send their request at once (before reading) get the 503 too, never a reset.
+        let padding = String(repeating: "p", count: 8_000)
+        var refusedClients: [RawConnection] = []
+        for _ in 0..<11 {
+            let client = try RawConnection(port: port)
+            try client.send("GET /healthz HTTP/1.1\r\nHost: kf\r\nX-Padding: \(padding)\r\n\r\n")
+            refusedClients.append(client)
+        }
+        for client in refusedClients {
+            let answer = await client.readUntilClosed(within: .seconds(30))
+            #expect(answer?.hasPrefix("HTTP/1.1 503") == true, "\(answer ?? "reset or not closed")")
+        }
         // The busy ones were left alone and are answered.
         for index in 0..<2 { origin.release("/\(index).jpg") }
         for connection in busy {

@@ -324,6 +324,68 @@ import Testing
         }
     }
 
+    /// An origin that redirects to another scheme, or answers `304` to a request that asked nothing conditional, is
+    /// the origin's fault: `502`, saying what it did; nothing is fetched from the other scheme.
+    @Test func anOriginsRedirectToAnotherSchemeOrUnaskedNotModifiedIs502() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/to-file", .redirect(to: "file:///etc/passwd"))
+            harness.origin.route("/to-gopher", .redirect(to: "gopher://127.0.0.1:70/a.jpg"))
+            harness.origin.route("/unasked-304", .status(304))
+            for path in ["/to-file", "/to-gopher"] {
+                let answer = try await harness.request(harness.unsafe("100x100", path))
+                #expect(answer.status == 502, "\(path): \(answer.text)")
+                #expect(answer.text == "the origin redirected to a URL that is not http or https\n", "\(path)")
+            }
+            let notModified = try await harness.request(harness.unsafe("100x100", "/unasked-304"))
+            #expect(notModified.status == 502, "\(notModified.text)")
+            #expect(notModified.text == "the origin answered 304 Not Modified to a request that was not conditional\n")
+        }
+    }
+
+    /// A JPEG whose header claims 65500 x 1500 pixels over a few bytes of scan is cut off: `400`, as thumbor answers,
+    /// never a grey thumbnail of what was not sent.
+    @Test func aJPEGCutOffAfterItsHeaderIs400() async throws {
+        var bytes = [UInt8](Self.photo)
+        var at = 2
+        var cut = 0
+        while at + 4 < bytes.count {
+            let marker = bytes[at + 1]
+            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            if [0xC0, 0xC1, 0xC2].contains(marker) {
+                bytes.replaceSubrange(at + 5..<at + 9, with: [0x05, 0xDC, 0xFF, 0xDC])  // 1500 high, 65500 wide
+            }
+            if marker == 0xDA {
+                cut = at + 2 + length
+                break
+            }
+            at += 2 + length
+        }
+        let claims = Data(bytes[..<cut] + [0x12, 0x34, 0x56, 0x78])
+        // Ended by an EOI: libjpeg only warns ("premature end of data segment") and fills the rest with grey.
+        let ended = claims + Data([0xFF, 0xD9])
+        try await withHarness { harness in
+            harness.origin.route("/claims.jpg", .ok(claims, contentType: "image/jpeg"))
+            harness.origin.route("/ended.jpg", .ok(ended, contentType: "image/jpeg"))
+            for path in ["/claims.jpg", "/ended.jpg"] {
+                for options in ["fit-in/64x64", "64x64", ""] {
+                    let answer = try await harness.request(harness.unsafe(options, path))
+                    #expect(answer.status == 400, "\(path) \(options): \(answer.status) \(answer.text)")
+                }
+            }
+        }
+    }
+
+    /// A long argument is quoted cut short in the answer, never echoed whole.
+    @Test func errorAnswersQuoteArgumentsCutShort() async throws {
+        try await withHarness { harness in
+            let long = String(repeating: "z", count: 70_000)
+            let answer = try await harness.request("/unsafe/100x100/filters:fill(\(long))/a.jpg")
+            #expect(answer.status == 400)
+            #expect(answer.text.count < 300, "\(answer.text.prefix(300))")
+            #expect(answer.text.contains("\"" + String(repeating: "z", count: 37) + "...\""))
+        }
+    }
+
     @Test func twoHundredConcurrentIdenticalRequestsFetchTheOriginOnce() async throws {
         // One turn, no queue: the 199 requests that join the first one's work take no turn of their own.
         try await withHarness(

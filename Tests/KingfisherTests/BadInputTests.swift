@@ -37,6 +37,36 @@ import Testing
         }
     }
 
+    /// A header that declares 65500 x 1500 pixels over a few bytes of scan ended by an EOI: libjpeg would only warn
+    /// and make 98 megapixels of grey. Refused as cut off, whether decoded whole or shrunk on load.
+    @Test func aJPEGTooShortForItsDeclaredPixelsIsCutOff() throws {
+        var bytes = [UInt8](Fixtures.jpeg(width: 64, height: 48))
+        var at = 2
+        var cut = 0
+        while at + 4 < bytes.count {
+            let marker = bytes[at + 1]
+            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            if [0xC0, 0xC1, 0xC2].contains(marker) {
+                bytes.replaceSubrange(at + 5..<at + 9, with: [0x05, 0xDC, 0xFF, 0xDC])
+            }
+            if marker == 0xDA {
+                cut = at + 2 + length
+                break
+            }
+            at += 2 + length
+        }
+        let claims = Data(bytes[..<cut] + [0x12, 0x34, 0x56, 0x78, 0xFF, 0xD9])
+        guard case .imageDecodingFailed(.JPEG, let error) = decodingError(claims) else {
+            Issue.record("expected imageDecodingFailed")
+            return
+        }
+        #expect(error.message.contains("cut off"))
+        let side = CGSize(width: 64, height: 64)
+        #expect(KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(data: claims, to: side, scale: 1) == nil)
+        // The header alone is still read (a download's first bytes are judged by it).
+        #expect(claims.kf.headerPixelSize?.width == 65500)
+    }
+
     @Test func garbageAfterAValidSignature() {
         // The header says PNG, JPEG, GIF or WebP; everything after it is noise
         let signatures: [[UInt8]] = [

@@ -12,6 +12,7 @@ package enum ImageDecoder {
 
     static func decode(_ data: Data, options: ImageCreatingOptions) throws(KingfisherError) -> KFCrossPlatformImage {
         let format = try checkedFormat(of: data)
+        try checkHoldsItsPixels(data, format: format)
         let animated = format.canBeAnimated && !options.onlyFirstFrame
         let decoded = data.withUnsafeBytes { bytes in
             Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int, pages: Int?) in
@@ -51,6 +52,7 @@ package enum ImageDecoder {
         -> KFCrossPlatformImage
     {
         let format = try checkedFormat(of: data)
+        try checkHoldsItsPixels(data, format: format)
         let side = Int32(clamping: max(1, maxPixelSize))
         let decoded = data.withUnsafeBytes { bytes in
             Result { () throws(KingfisherError) -> (VipsImageHandle, pixels: Int) in
@@ -195,6 +197,24 @@ package enum ImageDecoder {
             try checkPixelLimit(width: header.width, height: header.height)
         }
         return format
+    }
+
+    /// Refuses a Huffman-coded JPEG too short for the pixels its header declares: each 8 x 8 block of the first
+    /// component costs at least one bit of scan data (its DC code), so fewer bytes than blocks / 8 is a file cut
+    /// off (or made to look large). libjpeg decodes such a file with a warning, making grey pixels of what was
+    /// never sent, at the cost of the whole declared size. Arithmetic-coded JPEGs can be smaller and are not
+    /// judged. Not for headers alone (a download's first bytes): decodes only.
+    private static func checkHoldsItsPixels(_ data: Data, format: ImageFormat) throws(KingfisherError) {
+        guard format == .JPEG, let frame = JPEGFrameHeader(data), [0xC0, 0xC1, 0xC2].contains(frame.marker) else {
+            return
+        }
+        let blocks = (frame.width / 8) * (frame.height / 8)
+        guard data.count < blocks / 8 else { return }
+        let error = VipsError(
+            operation: "load JPEG",
+            message: "the file is cut off: \(data.count) bytes cannot hold the \(frame.width) x \(frame.height) pixels "
+                + "its header declares")
+        throw .processorError(reason: .imageDecodingFailed(format: .JPEG, error: error))
     }
 
     /// Reads the header only (libvips is lazy) with the loader of the recognised format, so no other loader ever

@@ -65,6 +65,11 @@ struct ErrorResponse: Sendable, Equatable {
             switch reason {
             case .invalidHTTPStatusCode(let response) where [404, 410].contains(response.statusCode):
                 self.init(status: .notFound, message: "the origin has no such image (\(response.statusCode))")
+            case .invalidHTTPStatusCode(let response) where response.statusCode == 304:
+                // The server's requests to origins are conditional only inside the library, which handles the 304.
+                self.init(status: .badGateway, message: Self.unaskedNotModified)
+            case .URLSessionError(let error as URLError) where error.code == .badServerResponse:
+                self.init(status: .badGateway, message: Self.unaskedNotModified)
             case .invalidHTTPStatusCode(let response) where (300..<400).contains(response.statusCode):
                 self.init(status: .forbidden, message: "the origin redirected to a source this server does not fetch")
             case .invalidHTTPStatusCode(let response):
@@ -101,12 +106,22 @@ struct ErrorResponse: Sendable, Equatable {
             }
         case .imageSettingError(.dataProviderError):
             self.init(status: .notFound, message: "no such image")
+        case .requestError(.invalidURL(let request)):
+            // The server checked the URL it was given: an invalid one here is where an origin redirected.
+            let scheme = request.url?.scheme?.lowercased() ?? ""
+            self.init(
+                status: .badGateway,
+                message: ["http", "https"].contains(scheme)
+                    ? "the origin redirected to a URL that cannot be fetched"
+                    : "the origin redirected to a URL that is not http or https")
         case .requestError(.asyncTaskContextCancelled), .requestError(.taskCancelled):
             self.init(status: .serviceUnavailable, message: "the request was cancelled")
         default:
             self.init(status: .internalServerError, message: "internal error")
         }
     }
+
+    private static let unaskedNotModified = "the origin answered 304 Not Modified to a request that was not conditional"
 
     /// AsyncHTTPClient's connect, read and deadline timeouts, and NIO's connect timeout.
     private static func isTimeout(_ error: any Error) -> Bool {

@@ -144,7 +144,7 @@ public struct ThumborFilters: Sendable, Hashable {
             try reader.expectCount(1...1)
             let name = filter.arguments[0].lowercased()
             guard let format = OutputFormat(rawValue: name == "jpg" ? "jpeg" : name) else {
-                throw reader.bad("\"\(filter.arguments[0])\" is not one of jpeg, png, gif, webp, avif, heif")
+                throw reader.bad("\(filter.arguments[0].quotedCut) is not one of jpeg, png, gif, webp, avif, heif")
             }
             self.format = format
         case "blur":
@@ -188,7 +188,7 @@ public struct ThumborFilters: Sendable, Hashable {
             let percents = try (0..<3).map { index throws(ThumborURLError) in try reader.integer(index, in: 0...100) }
             let hex = filter.arguments[3].trimmingCharacters(in: .whitespaces).lowercased()
             guard hex.count == 6, let value = Int(hex, radix: 16) else {
-                throw reader.bad("\"\(filter.arguments[3])\" is not a colour as six hex digits (RRGGBB)")
+                throw reader.bad("\(filter.arguments[3].quotedCut) is not a colour as six hex digits (RRGGBB)")
             }
             effects.append(
                 .colorize(
@@ -209,7 +209,7 @@ public struct ThumborFilters: Sendable, Hashable {
         case "background_color":
             try reader.expectCount(1...1)
             guard case .color(let colour) = try Self.fill(named: filter.arguments[0], reader: reader) else {
-                throw reader.bad("\"\(filter.arguments[0])\" is not a colour name or a hex colour")
+                throw reader.bad("\(filter.arguments[0].quotedCut) is not a colour name or a hex colour")
             }
             effects.append(.backgroundColor(colour))
         case "convolution":
@@ -269,10 +269,10 @@ public struct ThumborFilters: Sendable, Hashable {
             try reader.expectCount(1...1)
             let text = Substring(filter.arguments[0].trimmingCharacters(in: .whitespaces))
             guard ThumborURL.isCrop(text), let region = try? ThumborURL.crop(text) else {
-                throw reader.bad("\"\(text)\" is not a region LEFTxTOP:RIGHTxBOTTOM")
+                throw reader.bad("\(text.quotedCut) is not a region LEFTxTOP:RIGHTxBOTTOM")
             }
             guard region.right > region.left, region.bottom > region.top else {
-                throw reader.bad("\"\(text)\" is an empty region: RIGHT and BOTTOM must be past LEFT and TOP")
+                throw reader.bad("\(text.quotedCut) is an empty region: RIGHT and BOTTOM must be past LEFT and TOP")
             }
             focalRegions.append(region)
         case "extract_focal":
@@ -312,7 +312,7 @@ public struct ThumborFilters: Sendable, Hashable {
             return .color(colour)
         }
         throw reader.bad(
-            "\"\(name)\" is not a colour name, a hex colour, transparent, auto or blur")
+            "\(name.quotedCut) is not a colour name, a hex colour, transparent, auto or blur")
     }
 }
 
@@ -338,7 +338,7 @@ private struct ArgumentReader {
     func integer(_ index: Int, in range: ClosedRange<Int>) throws(ThumborURLError) -> Int {
         let text = filter.arguments[index].trimmingCharacters(in: .whitespaces)
         guard let value = Int(text), range.contains(value) else {
-            throw bad("\"\(text)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw bad("\(text.quotedCut) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
@@ -349,7 +349,7 @@ private struct ArgumentReader {
         switch text.lowercased() {
         case "true", "1": return true
         case "false", "0": return false
-        default: throw bad("\"\(text)\" is not true or false")
+        default: throw bad("\(text.quotedCut) is not true or false")
         }
     }
 
@@ -357,7 +357,7 @@ private struct ArgumentReader {
     func curve(_ index: Int) throws(ThumborURLError) -> [ThumborFilters.CurvePoint] {
         let text = filter.arguments[index].filter { !$0.isWhitespace }
         let wrong = bad(
-            "\"\(text.prefix(80))\" is not a curve: [(x,y),...], at least one point, levels 0 to 255, x increasing")
+            "\(text.quotedCut) is not a curve: [(x,y),...], at least one point, levels 0 to 255, x increasing")
         guard text.hasPrefix("[("), text.hasSuffix(")]") || text.hasSuffix("),]") else { throw wrong }
         var points: [ThumborFilters.CurvePoint] = []
         for piece in text.dropFirst(2).dropLast(text.hasSuffix("),]") ? 3 : 2).split(
@@ -377,7 +377,8 @@ private struct ArgumentReader {
         let text = filter.arguments[index].trimmingCharacters(in: .whitespaces)
         guard let value = Double(text), value.isFinite, range.contains(value) else {
             throw bad(
-                "\"\(text)\" is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+                "\(text.quotedCut) is not a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())"
+            )
         }
         return value
     }

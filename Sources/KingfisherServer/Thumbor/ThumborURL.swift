@@ -300,14 +300,24 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
         switch self {
         case .missingSignature: "the URL starts with neither a signature nor unsafe/"
         case .missingImage: "the URL names no image"
-        case .badSize(let text): "bad size \"\(text)\""
-        case .badCrop(let text): "bad crop \"\(text)\""
-        case .badTrim(let text): "bad trim \"\(text)\""
-        case .malformedFilters(let text): "malformed filters \"\(text)\""
-        case .unknownFilter(let name): "unknown filter \"\(name)\""
-        case .badFilterArgument(let filter, let reason): "bad argument of filter \"\(filter)\": \(reason)"
+        case .badSize(let text): "bad size \(text.quotedCut)"
+        case .badCrop(let text): "bad crop \(text.quotedCut)"
+        case .badTrim(let text): "bad trim \(text.quotedCut)"
+        case .malformedFilters(let text): "malformed filters \(text.quotedCut)"
+        case .unknownFilter(let name): "unknown filter \(name.quotedCut)"
+        case .badFilterArgument(let filter, let reason): "bad argument of filter \(filter.quotedCut): \(reason)"
         case .resultTooLarge(let width, let height, let limit):
             "a \(width) x \(height) result is more than the limit of \(limit) pixels"
         }
+    }
+}
+
+extension StringProtocol {
+    /// The text in quotes for an error message, cut to a few dozen characters: an answer never echoes a long
+    /// argument back whole.
+    var quotedCut: String {
+        let limit = 40
+        let shown = count > limit ? prefix(limit - 3) + "..." : Substring(self)
+        return "\"\(shown)\""
     }
 }

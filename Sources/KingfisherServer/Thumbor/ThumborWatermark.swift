@@ -32,7 +32,7 @@ public struct ThumborWatermark: Sendable, Hashable {
         x = try Self.position(arguments[1], bad: bad)
         y = try Self.position(arguments[2], bad: bad)
         guard let alpha = Int(arguments[3].trimmingCharacters(in: .whitespaces)), (0...100).contains(alpha) else {
-            throw bad("the alpha \"\(arguments[3])\" is not a whole number from 0 to 100")
+            throw bad("the alpha \(arguments[3].quotedCut) is not a whole number from 0 to 100")
         }
         transparency = alpha
         func ratio(_ index: Int) throws(ThumborURLError) -> Int? {
@@ -40,7 +40,7 @@ public struct ThumborWatermark: Sendable, Hashable {
             let text = arguments[index].trimmingCharacters(in: .whitespaces)
             if text == "none" { return nil }
             guard let value = Int(text), (1...100).contains(value) else {
-                throw bad("the ratio \"\(text)\" is not none or a percentage from 1 to 100")
+                throw bad("the ratio \(text.quotedCut) is not none or a percentage from 1 to 100")
             }
             return value
         }
@@ -58,7 +58,7 @@ public struct ThumborWatermark: Sendable, Hashable {
             return .percent(percent, fromEnd: fromEnd)
         }
         guard let pixels = Int(digits), !digits.hasPrefix("+"), pixels <= 100_000 else {
-            throw bad("the position \"\(text)\" is not pixels (-N from the end), Np, center or repeat")
+            throw bad("the position \(text.quotedCut) is not pixels (-N from the end), Np, center or repeat")
         }
         return .pixels(pixels, fromEnd: fromEnd)
     }

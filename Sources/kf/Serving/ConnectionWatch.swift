@@ -18,6 +18,10 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     private var busy = false
     /// Between a request's first byte and its whole head.
     private var headPending = false
+    /// Whether the registry refused this connection: it gets a 503 and nothing it sends is read.
+    private var refused = false
+    /// How long a refused connection's late bytes are read and dropped before it is closed.
+    private static let refusalDrain: TimeAmount = .seconds(2)
     private var headDeadline: Scheduled<Void>?
 
     init(registry: ConnectionRegistry, headerTimeout: TimeAmount) {
@@ -35,6 +39,8 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused connection's request is read and dropped while its 503 goes out (see `admit`).
+        if refused { return }
         let starts = !busy
         if starts {
             busy = true
@@ -85,12 +91,20 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
         case .admitted(let ticket):
             self.ticket = ticket
         case .refused:
-            // Every open connection is busy: say so plainly, then close.
+            // Every open connection is busy: say so plainly, then close. Closing at once while the client's request
+            // is unread would reset the connection, and the client could lose the answer before reading it: the
+            // write side is shut after the answer, what the client still sends is dropped, and the connection
+            // closes when the client closes its side, or after a short drain.
+            refused = true
             let answer =
                 "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n"
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer))).whenComplete {
-                _ in channel.close(promise: nil)
+                _ in
+                let shut = channel.eventLoop.makePromise(of: Void.self)
+                shut.futureResult.whenFailure { _ in channel.close(promise: nil) }
+                channel.close(mode: .output, promise: shut)
+                channel.eventLoop.scheduleTask(in: Self.refusalDrain) { channel.close(promise: nil) }
             }
         }
     }
