@@ -28,4 +28,26 @@ public enum TestImages {
         defer { cvips_free(buffer) }
         return Data(bytes: buffer!, count: length)
     }
+
+    /// `jpeg` with its frame header changed to declare `width` x `height`, cut after its scan header and a few
+    /// bytes of scan, ended by an EOI when `ended`: a file that claims far more pixels than its bytes can hold.
+    public static func jpegCutAfterItsHeader(_ jpeg: Data, claiming width: Int, _ height: Int, ended: Bool) -> Data {
+        var bytes = [UInt8](jpeg)
+        var at = 2
+        var cut = bytes.count
+        while at + 4 < bytes.count {
+            let marker = bytes[at + 1]
+            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            if [0xC0, 0xC1, 0xC2].contains(marker) {
+                let size = [height >> 8, height & 0xFF, width >> 8, width & 0xFF].map(UInt8.init)
+                bytes.replaceSubrange(at + 5..<at + 9, with: size)
+            }
+            if marker == 0xDA {
+                cut = at + 2 + length
+                break
+            }
+            at += 2 + length
+        }
+        return Data(bytes[..<cut] + [0x12, 0x34, 0x56, 0x78] + (ended ? [0xFF, 0xD9] : []))
+    }
 }

@@ -345,24 +345,9 @@ import Testing
     /// A JPEG whose header claims 65500 x 1500 pixels over a few bytes of scan is cut off: `400`, as thumbor answers,
     /// never a grey thumbnail of what was not sent.
     @Test func aJPEGCutOffAfterItsHeaderIs400() async throws {
-        var bytes = [UInt8](Self.photo)
-        var at = 2
-        var cut = 0
-        while at + 4 < bytes.count {
-            let marker = bytes[at + 1]
-            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            if [0xC0, 0xC1, 0xC2].contains(marker) {
-                bytes.replaceSubrange(at + 5..<at + 9, with: [0x05, 0xDC, 0xFF, 0xDC])  // 1500 high, 65500 wide
-            }
-            if marker == 0xDA {
-                cut = at + 2 + length
-                break
-            }
-            at += 2 + length
-        }
-        let claims = Data(bytes[..<cut] + [0x12, 0x34, 0x56, 0x78])
+        let claims = TestImages.jpegCutAfterItsHeader(Self.photo, claiming: 65500, 1500, ended: false)
         // Ended by an EOI: libjpeg only warns ("premature end of data segment") and fills the rest with grey.
-        let ended = claims + Data([0xFF, 0xD9])
+        let ended = TestImages.jpegCutAfterItsHeader(Self.photo, claiming: 65500, 1500, ended: true)
         try await withHarness { harness in
             harness.origin.route("/claims.jpg", .ok(claims, contentType: "image/jpeg"))
             harness.origin.route("/ended.jpg", .ok(ended, contentType: "image/jpeg"))

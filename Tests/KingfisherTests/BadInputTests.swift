@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherTestSupport
 import Testing
 
 /// Every kind of bad input gives a `KingfisherError` with a reason (or `nil` from the optional APIs), never a
@@ -40,22 +41,8 @@ import Testing
     /// A header that declares 65500 x 1500 pixels over a few bytes of scan ended by an EOI: libjpeg would only warn
     /// and make 98 megapixels of grey. Refused as cut off, whether decoded whole or shrunk on load.
     @Test func aJPEGTooShortForItsDeclaredPixelsIsCutOff() throws {
-        var bytes = [UInt8](Fixtures.jpeg(width: 64, height: 48))
-        var at = 2
-        var cut = 0
-        while at + 4 < bytes.count {
-            let marker = bytes[at + 1]
-            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            if [0xC0, 0xC1, 0xC2].contains(marker) {
-                bytes.replaceSubrange(at + 5..<at + 9, with: [0x05, 0xDC, 0xFF, 0xDC])
-            }
-            if marker == 0xDA {
-                cut = at + 2 + length
-                break
-            }
-            at += 2 + length
-        }
-        let claims = Data(bytes[..<cut] + [0x12, 0x34, 0x56, 0x78, 0xFF, 0xD9])
+        let claims = TestImages.jpegCutAfterItsHeader(
+            Fixtures.jpeg(width: 64, height: 48), claiming: 65500, 1500, ended: true)
         guard case .imageDecodingFailed(.JPEG, let error) = decodingError(claims) else {
             Issue.record("expected imageDecodingFailed")
             return
