@@ -419,8 +419,15 @@ public final class KFImageView: KingfisherImageTarget {
             case .still:
                 paint(cover ?? player?.picture ?? current, alpha: 1)
             case .moving(.fade, let progress):
+                // A cross-fade, (1 − p) · old + p · new (premultiplied, so transparent pictures blend too), made
+                // apart and then laid over what is under the view: two opaque pictures never let it through (drawn
+                // one over the other, old at 1 − p and new at p, a quarter of it would show at the midpoint).
+                cairo_push_group(cairo)
                 paint(previous, alpha: 1 - progress)
+                cairo_set_operator(cairo, CAIRO_OPERATOR_ADD)
                 paint(current, alpha: progress)
+                cairo_pop_group_to_source(cairo)
+                cairo_paint(cairo)
             case .moving(.flip(let axis, let sign), let progress):
                 // The old image turns away on the front face; past halfway the new one turns in on the back.
                 let angle = progress * Double.pi
