@@ -18,7 +18,7 @@ struct KFImageViewTests {
             TestHTTPServer.Route(
                 body: try ViewProbe.solidPNG(width: 120, height: 80, rgba: [220, 20, 20, 255]), held: true))
         let (view, _) = await ViewProbe.presentedView(width: 120, height: 80)
-        let label = await onGTK { GTKObject(gtk_label_new("Loading")!) }
+        let label = await ViewProbe.heldLabel("Loading")
         view.kf.indicatorType = .activity
         let finished = Locked<Result<RetrieveImageResult, KingfisherError>?>(nil)
         view.kf.setImage(
@@ -46,6 +46,7 @@ struct KFImageViewTests {
             })
         let centre = try #require(await ViewProbe.pixel(of: view, x: 60, y: 40))
         #expect(centre[0] > 200 && centre[1] < 60 && centre[2] < 60, "\(centre)")
+        await ViewProbe.release(label)
     }
 
     @Test func theFadeIsACrossFadeFromTheOldImageToTheNewOne() async throws {

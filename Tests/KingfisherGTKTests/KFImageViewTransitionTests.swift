@@ -82,7 +82,7 @@ struct KFImageViewTransitionTests {
             let frame = (view.transitionProgress, Self.drawnPixels(view), green)
             film.withLock { $0.append(frame) }
         }
-        let label = await onGTK { GTKObject(gtk_label_new("Loading the picture")!) }
+        let label = await ViewProbe.heldLabel("Loading the picture")
         view.kf.indicatorType = .activity
         let finished = Locked<Bool>(false)
         view.kf.setImage(
@@ -106,5 +106,6 @@ struct KFImageViewTransitionTests {
         #expect(!firstHalf.isEmpty && firstHalf.allSatisfy { !$0.green }, "\(firstHalf)")
         #expect(frames.contains { $0.progress > 0.55 && $0.progress < 1 && $0.green }, "\(frames)")
         #expect(await onGTK { gtk_widget_get_parent(label.pointer) == nil })
+        await ViewProbe.release(label)
     }
 }
