@@ -237,11 +237,29 @@ static inline cairo_surface_t *cgtk_surface_scaled(cairo_surface_t *surface, int
     return scaled;
 }
 
+/// Where a face turned about its centre line puts the point `u` points from that line (across it), seen from
+/// `distance` with the face at cos `c` and sin `s` of its angle: the offset from the line on the view.
+static inline double cgtk_projected(double u, double c, double s, double distance) {
+    return u * c * distance / (distance - u * s);
+}
+
+/// The point of the face (in points from its centre line) that `x` (the offset from the line on the view) shows:
+/// the inverse of cgtk_projected, clamped to the face's half-size `half`.
+static inline double cgtk_unprojected(double x, double c, double s, double distance, double half) {
+    double across = c * distance + x * s;  // of c's sign on the face (distance exceeds every |u|)
+    if (across * (c < 0 ? -1 : 1) <= 1e-9) return x * c < 0 ? -half : half;
+    double u = x * distance / across;
+    return MAX(-half, MIN(half, u));
+}
+
 /// Draws `surface` in `width` x `height` points, centred: fitted inside (mode 0), covering (1, the overflow cut
 /// off) or at its own size (2: `image_scale` pixels per point), with `alpha`, turned by `angle` radians about the
 /// centre line (axis 0: vertical, a left-right flip; 1: horizontal, a top-bottom flip) and seen in perspective
-/// from a distance of twice the view's size: drawn as 64 strips, each scaled by its depth. The strips meet on whole
-/// pixels, so no background shows between them, and a face seen edge-on stays 2 points wide.
+/// from a distance of twice the view's size. The turned face is cut across the turn into at most 64 strips on
+/// whole points of the view, each showing the part of the face that lies there (found by undoing the
+/// perspective), scaled by its depth: neighbours share an edge exactly, so no background shows between them, and
+/// every point of the face is drawn by the strip it falls in. A face seen edge-on stays 2 points wide and shows
+/// its middle.
 static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int width, int height, double alpha,
                                      double angle, int axis, int mode, double image_scale) {
     int sw = cairo_image_surface_get_width(surface);
@@ -267,11 +285,12 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
         cairo_restore(cr);
         return;
     }
-    const int strips = 64;
-    double along = axis == 0 ? fw : fh;      // the size across the axis of rotation
+    double along = axis == 0 ? fw : fh;  // the size across the axis of rotation
+    double half = along / 2;
     double source_along = axis == 0 ? sw : sh;
-    // Twice the larger of the view and the turned side: no strip comes to or past the eye (a filled, very wide
-    // image is wider than the view).
+    double centre = axis == 0 ? cx : cy;
+    // Twice the larger of the view and the turned side: no point of the face comes to or past the eye (a filled,
+    // very wide image is wider than the view).
     double distance = 2.0 * MAX(MAX(width, height), along);
     double c = cos(angle), s = sin(angle);
     // Edge-on the face would vanish for a frame: keep it a sliver 2 points wide.
@@ -280,46 +299,45 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
         c = c < 0 ? -least : least;
         s = (s < 0 ? -1 : 1) * sqrt(1 - c * c);
     }
-    // Strip i spans [edge(i), edge(i + 1)] across the axis, rounded to whole points: neighbours share an edge
-    // exactly, and the clip is not antialiased, so no half-covered column lets the background through.
+    // The face's extent across the turn, on whole points of the view (at least one).
+    double x0 = cgtk_projected(-half, c, s, distance), x1 = cgtk_projected(half, c, s, distance);
+    double first = round(centre + MIN(x0, x1)), last = round(centre + MAX(x0, x1));
+    if (last - first < 1) last = first + 1;
+    // Pressed narrower than cairo's filter averages (it reads at most 16 source pixels for a pixel), a point of the
+    // view would show a sample of the face's pixels, not their mean: thin content between the samples (a spinner,
+    // a label in the middle of a placeholder) would vanish. Nearly edge-on, the face shows its middle part instead,
+    // pressed 8 to 1: what lies at its centre stays in sight up to the turn.
+    double shown = MIN(1.0, 8.0 * (last - first) / source_along);
+    int strips = (int)MIN(64.0, last - first);
     for (int i = 0; i < strips; i++) {
-        double u0 = -along / 2 + along * i / strips;
-        double u1 = -along / 2 + along * (i + 1) / strips;
-        double p0 = distance / (distance - u0 * s);
-        double p1 = distance / (distance - u1 * s);
-        double centre = axis == 0 ? cx : cy;
-        // The projected edges across the axis, on whole points of the view.
-        double a0 = round(centre + u0 * c * p0) - centre, a1 = round(centre + u1 * c * p1) - centre;
-        double lo = MIN(a0, a1), hi = MAX(a0, a1);
-        if (hi - lo < 0.5) continue;                // narrower than a pixel: its neighbours cover the spot
-        double depth = (p0 + p1) / 2;               // the strip's size along the axis, in perspective
-        double source0 = source_along * i / strips, source1 = source_along * (i + 1) / strips;
+        // The strip's edges on the view, and the points of the face (in source pixels) that fall on them.
+        double lo = first + round((last - first) * i / strips);
+        double hi = first + round((last - first) * (i + 1) / strips);
+        double u0 = shown * cgtk_unprojected(lo - centre, c, s, distance, half);
+        double u1 = shown * cgtk_unprojected(hi - centre, c, s, distance, half);
+        double source0 = (u0 + half) / along * source_along, source1 = (u1 + half) / along * source_along;
+        // Both edges beyond the face's rounded end: the face's last pixel (no background between strips).
+        if (fabs(source1 - source0) < 1e-3) source1 = source0 + (c < 0 ? -1e-3 : 1e-3);
+        // The strip's size along the axis, in perspective, at its middle.
+        double um = cgtk_unprojected((lo + hi) / 2 - centre, c, s, distance, half);
+        double depth = distance / (distance - um * s);
         cairo_save(cr);
-        cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+        // Its edges across the turn lie on whole pixels (no column is half covered between two strips); its edges
+        // along the axis, the face's slanted sides, are antialiased. Mirrored when the face's order is reversed
+        // (the back of the plane): the scale's sign says it.
         if (axis == 0) {
             double h = fh * depth;
-            cairo_rectangle(cr, cx + lo, round(cy - h / 2), hi - lo, round(h));
+            cairo_rectangle(cr, lo, cy - h / 2, hi - lo, h);
             cairo_clip(cr);
-            // Mirrored when the strip's order is reversed (the back of the plane).
-            if (a1 >= a0) {
-                cairo_translate(cr, cx + lo, cy - h / 2);
-                cairo_scale(cr, (hi - lo) / (source1 - source0), h / sh);
-            } else {
-                cairo_translate(cr, cx + hi, cy - h / 2);
-                cairo_scale(cr, -(hi - lo) / (source1 - source0), h / sh);
-            }
+            cairo_translate(cr, lo, cy - h / 2);
+            cairo_scale(cr, (hi - lo) / (source1 - source0), h / sh);
             cairo_set_source_surface(cr, surface, -source0, 0);
         } else {
             double w = fw * depth;
-            cairo_rectangle(cr, round(cx - w / 2), cy + lo, round(w), hi - lo);
+            cairo_rectangle(cr, cx - w / 2, lo, w, hi - lo);
             cairo_clip(cr);
-            if (a1 >= a0) {
-                cairo_translate(cr, cx - w / 2, cy + lo);
-                cairo_scale(cr, w / sw, (hi - lo) / (source1 - source0));
-            } else {
-                cairo_translate(cr, cx - w / 2, cy + hi);
-                cairo_scale(cr, w / sw, -(hi - lo) / (source1 - source0));
-            }
+            cairo_translate(cr, cx - w / 2, lo);
+            cairo_scale(cr, w / sw, (hi - lo) / (source1 - source0));
             cairo_set_source_surface(cr, surface, 0, -source0);
         }
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
