@@ -125,14 +125,33 @@ static inline int cgtk_widget_in_window(GtkWidget *widget) {
     return graphene_rect_intersection(&bounds, &inside, NULL);
 }
 
-/// What `widget` shows now (its own drawing and its children's, as last painted), rendered by its window's renderer
-/// into a texture (unref it); NULL when it is not realised or has no size.
-static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {
+/// A cairo renderer for `widget`'s window (unrealize and unref it with cgtk_renderer_free), for screenshots: it
+/// draws in memory whatever the window's own renderer draws on screen, at half the cost of reading a software GL
+/// renderer's drawing back (Xvfb). NULL when the widget is not realised.
+static inline GskRenderer *cgtk_cairo_renderer_for(GtkWidget *widget) {
+    GtkNative *native = gtk_widget_get_native(widget);
+    if (native == NULL || gtk_native_get_surface(native) == NULL) return NULL;
+    GskRenderer *renderer = gsk_cairo_renderer_new();
+    if (!gsk_renderer_realize(renderer, gtk_native_get_surface(native), NULL)) {
+        g_object_unref(renderer);
+        return NULL;
+    }
+    return renderer;
+}
+
+static inline void cgtk_renderer_free(GskRenderer *renderer) {
+    gsk_renderer_unrealize(renderer);
+    g_object_unref(renderer);
+}
+
+/// What `widget` shows now (its own drawing and its children's, as last painted), rendered into a texture (unref
+/// it) by `renderer`, or by its window's renderer when NULL; NULL when it is not realised or has no size.
+static inline GdkTexture *cgtk_widget_render_texture_with(GtkWidget *widget, GskRenderer *renderer) {
     int w = gtk_widget_get_width(widget);
     int h = gtk_widget_get_height(widget);
     GtkNative *native = gtk_widget_get_native(widget);
     if (w <= 0 || h <= 0 || native == NULL) return NULL;
-    GskRenderer *renderer = gtk_native_get_renderer(native);
+    if (renderer == NULL) renderer = gtk_native_get_renderer(native);
     if (renderer == NULL) return NULL;
     GdkPaintable *paintable = gtk_widget_paintable_new(widget);
     GtkSnapshot *snapshot = gtk_snapshot_new();
@@ -146,30 +165,49 @@ static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {
     return texture;
 }
 
-/// What `widget` shows now, as straight RGBA bytes (g_free them); NULL when it is not realised or has no size.
-static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int *height) {
-    GdkTexture *texture = cgtk_widget_render_texture(widget);
+/// What `widget` shows now, rendered by its window's renderer into a texture (unref it); NULL when it is not
+/// realised or has no size.
+static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {
+    return cgtk_widget_render_texture_with(widget, NULL);
+}
+
+/// What `widget` shows now, as premultiplied B8G8R8A8 bytes (cairo's layout; g_free them), rendered by `renderer`
+/// (NULL: its window's); NULL when it is not realised or has no size. Straighten them with cgtk_bgra_to_rgba, on any
+/// thread.
+static inline guint8 *cgtk_widget_render_bgra(GtkWidget *widget, GskRenderer *renderer, int *width, int *height) {
+    GdkTexture *texture = cgtk_widget_render_texture_with(widget, renderer);
     if (texture == NULL) return NULL;
     int tw = gdk_texture_get_width(texture);
     int th = gdk_texture_get_height(texture);
     guint8 *bgra = g_malloc((gsize)tw * th * 4);
-    gdk_texture_download(texture, bgra, (gsize)tw * 4);  // premultiplied B8G8R8A8 (cairo's layout)
+    gdk_texture_download(texture, bgra, (gsize)tw * 4);
     g_object_unref(texture);
-    for (gsize i = 0; i < (gsize)tw * th; i++) {
-        guint8 b = bgra[i * 4], g = bgra[i * 4 + 1], r = bgra[i * 4 + 2], a = bgra[i * 4 + 3];
+    *width = tw;
+    *height = th;
+    return bgra;
+}
+
+/// Turns `count` premultiplied B8G8R8A8 pixels into straight R8G8B8A8, in place.
+static inline void cgtk_bgra_to_rgba(guint8 *pixels, gsize count) {
+    for (gsize i = 0; i < count; i++) {
+        guint8 b = pixels[i * 4], g = pixels[i * 4 + 1], r = pixels[i * 4 + 2], a = pixels[i * 4 + 3];
         if (a > 0 && a < 255) {
             r = (guint8)MIN(255, r * 255 / a);
             g = (guint8)MIN(255, g * 255 / a);
             b = (guint8)MIN(255, b * 255 / a);
         }
-        bgra[i * 4] = r;
-        bgra[i * 4 + 1] = g;
-        bgra[i * 4 + 2] = b;
-        bgra[i * 4 + 3] = a;
+        pixels[i * 4] = r;
+        pixels[i * 4 + 1] = g;
+        pixels[i * 4 + 2] = b;
+        pixels[i * 4 + 3] = a;
     }
-    *width = tw;
-    *height = th;
-    return bgra;
+}
+
+/// What `widget` shows now, as straight RGBA bytes (g_free them); NULL when it is not realised or has no size.
+static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int *height) {
+    guint8 *pixels = cgtk_widget_render_bgra(widget, NULL, width, height);
+    if (pixels != NULL) cgtk_bgra_to_rgba(pixels, (gsize)*width * *height);
+    return pixels;
 }
 
 /// What `widget` shows now, as a new cairo image surface (destroy it with cgtk_surface_destroy); NULL when it is
