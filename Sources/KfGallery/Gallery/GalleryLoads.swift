@@ -77,8 +77,8 @@ final class GalleryLoads {
     /// Counts the tiles on screen now that show their name label and their spinner, and whether the two overlap.
     func checkLabelsClearOfSpinners() {
         for cell in window.cells(in: window.visibleRows) {
-            let label = cell.label.widget.pointer
-            guard gtk_widget_get_parent(label) == cell.view.widget.pointer, gtk_widget_get_visible(label) != 0,
+            guard let label = cell.label?.widget.pointer, gtk_widget_get_parent(label) == cell.view.widget.pointer,
+                gtk_widget_get_visible(label) != 0,
                 let spinner = cell.view.indicatorWidget, gtk_widget_get_visible(spinner.pointer) != 0
             else { continue }
             var labelBounds = graphene_rect_t()
@@ -107,7 +107,7 @@ final class GalleryLoads {
         counts.started += 1
         let generation = cell.generation
         let handle = GTKThreadBound((self, cell))
-        let placeholder: any Placeholder = settings.placeholder ?? cell.label
+        let placeholder: (any Placeholder)? = settings.placeholder ?? cell.label
         // Half as large again as the tile, so that a photo of up to 2:1 fitted in it still covers the tile, which
         // the view fills. In points: the processor makes it `.scaleFactor` times larger in pixels (twice the
         // points on a HiDPI monitor).
@@ -144,9 +144,13 @@ final class GalleryLoads {
         case .failure(let error) where error.isTaskCancelled:
             cell.state = .idle
             return
-        case .failure:
+        case .failure(let error):
             counts.failed += 1
             cell.state = .failed
+            let reason = FailureMessage.reason(error, source: cell.sourceText)
+            Console.error("error: \(cell.sourceText): \(reason)")
+            cell.showFailure(reason: reason)
+            counts.failureMarks += 1
             return
         }
         cell.state = .shown
