@@ -173,7 +173,7 @@ struct GalleryCommand: ParsableCommand {
         if let report {
             try GalleryReport(
                 counts: loads.counts, frames: frames.summary, imagesDecoded: GalleryReport.decodes(in: registry),
-                tiles: cells.count, screenshots: runner.screenshotCounts
+                tiles: cells.count, imagePixels: loads.imagePixels, screenshots: runner.screenshotCounts
             ).write(to: URL(fileURLWithPath: (report as NSString).expandingTildeInPath))
         }
         if let failure { throw failure }

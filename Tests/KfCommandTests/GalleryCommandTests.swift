@@ -157,8 +157,8 @@ struct GalleryCommandTests {
             #expect(counts["scaleFactor"] as? Double == scale, "\(counts)")
             widths[scale] = counts["widestImagePixels"] as? Int
         }
-        // A 100 x 75 point tile: thumbnails fitted in 1.5 times its size, 150 pixels wide at 1x and 300 at 2x.
-        #expect(widths == [1: 150, 2: 300], "\(widths)")
+        // A 100 x 75 point tile: a 4:3 photo is made to fill it, 100 pixels wide at 1x and 200 at 2x.
+        #expect(widths == [1: 100, 2: 200], "\(widths)")
     }
 
     @Test func badArgumentsAndNoDisplayAreClearErrors() async throws {

@@ -3,7 +3,8 @@ import Kingfisher
 import KingfisherTestSupport
 import Testing
 
-/// What a `kf gallery` tile shows: a failure with its reason, a name label clear of the spinner at every size.
+/// What a `kf gallery` tile shows: a failure with its reason, a name label clear of the spinner at every size, an
+/// image made for the pixels it fills.
 @Suite(
     .enabled(if: ProcessInfo.processInfo.environment["DISPLAY"] != nil, "needs a display (run under xvfb-run)"),
     .serialized)
@@ -81,5 +82,34 @@ struct GalleryTileTests {
         #expect(counts["labelOverSpinner"] as? Int == 0, "\(counts)")
         // From 100 points up a tile has room for both, and the film saw them.
         if cell >= 100 { #expect((counts["labelAndSpinnerShown"] as? Int ?? 0) > 0, "\(counts)") }
+    }
+
+    @Test func tallAndWideImagesAreMadeForThePixelsTheirTileFills() async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        let sizes = [(300, 1500), (2400, 400), (640, 480)]
+        for (index, size) in sizes.enumerated() {
+            server.route(
+                "/s\(index).png",
+                .ok(try GalleryCommandTests.tile(index, width: size.0, height: size.1), contentType: "image/png"))
+        }
+        let urls = sizes.indices.map { server.url("/s\($0).png").absoluteString }
+        let scratch = try TempDir()
+        var made: [Int: [String]] = [:]
+        for scale in [1, 2] {
+            let run = try await Kf.run(
+                ["gallery"] + urls + GalleryCommandTests.layout + [
+                    "--cache-dir", scratch.path("cache-\(scale)"), "--report", scratch.path("report.json"),
+                    "--screenshots", scratch.path("film-\(scale)"), "--screenshot-every", "0.5",
+                    "--screenshot-until", "30", "--screenshot-settle", "0.3",
+                ], environment: ["GDK_SCALE": "\(scale)"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let report = try GalleryCommandTests.report(scratch.path("report.json"))
+            let pixels = try #require(report["imagePixels"] as? [String: String], "\(report)")
+            made[scale] = urls.map { pixels[$0] ?? "none" }
+        }
+        // A 100 x 75 point tile, filled: the narrower side matches the tile's in device pixels, the other overflows.
+        #expect(made[1] == ["100x500", "450x75", "100x75"], "\(made)")
+        #expect(made[2] == ["200x1000", "900x150", "200x150"], "\(made)")
     }
 }
