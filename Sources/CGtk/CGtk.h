@@ -15,6 +15,7 @@ static inline GtkToggleButton *cgtk_toggle_button(GtkWidget *widget) { return GT
 static inline GtkScrolledWindow *cgtk_scrolled_window(GtkWidget *widget) { return GTK_SCROLLED_WINDOW(widget); }
 static inline GtkGrid *cgtk_grid(GtkWidget *widget) { return GTK_GRID(widget); }
 static inline GtkBox *cgtk_box(GtkWidget *widget) { return GTK_BOX(widget); }
+static inline GtkStyleProvider *cgtk_style_provider(GtkCssProvider *provider) { return GTK_STYLE_PROVIDER(provider); }
 static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }
 static inline void cgtk_object_unref(void *object) { g_object_unref(object); }
 static inline void *cgtk_object_ref_sink(void *object) { return g_object_ref_sink(object); }
