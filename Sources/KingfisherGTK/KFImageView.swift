@@ -182,7 +182,9 @@ public final class KFImageView: KingfisherImageTarget {
     private static let spinnerStyle: Void = {
         guard let display = gdk_display_get_default() else { return }
         let provider = gtk_css_provider_new()!
-        let css = ".kf-spinner { background-color: rgba(255, 255, 255, 0.8); border-radius: 9999px; padding: 4px; color: #241f31; }"
+        let css =
+            ".kf-spinner { background-color: rgba(255, 255, 255, 0.8); border-radius: 9999px; padding: 4px; "
+            + "color: #241f31; }"
         gtk_css_provider_load_from_data(provider, css, -1)
         gtk_style_context_add_provider_for_display(
             display, cgtk_style_provider(provider), UInt32(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
