@@ -104,9 +104,11 @@ final class GalleryCell {
             gtk_box_append(cgtk_box(box), line)
         }
         gtk_widget_set_halign(box, GTK_ALIGN_CENTER)
-        // In the middle of what the name label leaves.
+        // In the middle of what the name label leaves, when it shows (not under a placeholder image).
         gtk_widget_set_valign(box, GTK_ALIGN_CENTER)
-        gtk_widget_set_margin_bottom(box, footHeight)
+        if let label, gtk_widget_get_parent(label.widget.pointer) == view.widget.pointer {
+            gtk_widget_set_margin_bottom(box, footHeight)
+        }
         gtk_widget_set_can_target(box, 0)
         gtk_overlay_add_overlay(cgtk_overlay(view.widget.pointer), box)
     }
