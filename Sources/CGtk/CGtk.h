@@ -14,6 +14,8 @@ static inline GtkButton *cgtk_button(GtkWidget *widget) { return GTK_BUTTON(widg
 static inline GtkToggleButton *cgtk_toggle_button(GtkWidget *widget) { return GTK_TOGGLE_BUTTON(widget); }
 static inline GtkScrolledWindow *cgtk_scrolled_window(GtkWidget *widget) { return GTK_SCROLLED_WINDOW(widget); }
 static inline GtkGrid *cgtk_grid(GtkWidget *widget) { return GTK_GRID(widget); }
+static inline GtkBox *cgtk_box(GtkWidget *widget) { return GTK_BOX(widget); }
+static inline GtkStyleProvider *cgtk_style_provider(GtkCssProvider *provider) { return GTK_STYLE_PROVIDER(provider); }
 static inline void *cgtk_object_ref(void *object) { return g_object_ref(object); }
 static inline void cgtk_object_unref(void *object) { g_object_unref(object); }
 static inline void *cgtk_object_ref_sink(void *object) { return g_object_ref_sink(object); }
@@ -125,14 +127,33 @@ static inline int cgtk_widget_in_window(GtkWidget *widget) {
     return graphene_rect_intersection(&bounds, &inside, NULL);
 }
 
-/// What `widget` shows now (its own drawing and its children's, as last painted), rendered by its window's renderer
-/// into a texture (unref it); NULL when it is not realised or has no size.
-static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {
+/// A cairo renderer for `widget`'s window (unrealize and unref it with cgtk_renderer_free), for screenshots: it
+/// draws in memory whatever the window's own renderer draws on screen, at half the cost of reading a software GL
+/// renderer's drawing back (Xvfb). NULL when the widget is not realised.
+static inline GskRenderer *cgtk_cairo_renderer_for(GtkWidget *widget) {
+    GtkNative *native = gtk_widget_get_native(widget);
+    if (native == NULL || gtk_native_get_surface(native) == NULL) return NULL;
+    GskRenderer *renderer = gsk_cairo_renderer_new();
+    if (!gsk_renderer_realize(renderer, gtk_native_get_surface(native), NULL)) {
+        g_object_unref(renderer);
+        return NULL;
+    }
+    return renderer;
+}
+
+static inline void cgtk_renderer_free(GskRenderer *renderer) {
+    gsk_renderer_unrealize(renderer);
+    g_object_unref(renderer);
+}
+
+/// What `widget` shows now (its own drawing and its children's, as last painted), rendered into a texture (unref
+/// it) by `renderer`, or by its window's renderer when NULL; NULL when it is not realised or has no size.
+static inline GdkTexture *cgtk_widget_render_texture_with(GtkWidget *widget, GskRenderer *renderer) {
     int w = gtk_widget_get_width(widget);
     int h = gtk_widget_get_height(widget);
     GtkNative *native = gtk_widget_get_native(widget);
     if (w <= 0 || h <= 0 || native == NULL) return NULL;
-    GskRenderer *renderer = gtk_native_get_renderer(native);
+    if (renderer == NULL) renderer = gtk_native_get_renderer(native);
     if (renderer == NULL) return NULL;
     GdkPaintable *paintable = gtk_widget_paintable_new(widget);
     GtkSnapshot *snapshot = gtk_snapshot_new();
@@ -146,30 +167,49 @@ static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {
     return texture;
 }
 
-/// What `widget` shows now, as straight RGBA bytes (g_free them); NULL when it is not realised or has no size.
-static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int *height) {
-    GdkTexture *texture = cgtk_widget_render_texture(widget);
+/// What `widget` shows now, rendered by its window's renderer into a texture (unref it); NULL when it is not
+/// realised or has no size.
+static inline GdkTexture *cgtk_widget_render_texture(GtkWidget *widget) {
+    return cgtk_widget_render_texture_with(widget, NULL);
+}
+
+/// What `widget` shows now, as premultiplied B8G8R8A8 bytes (cairo's layout; g_free them), rendered by `renderer`
+/// (NULL: its window's); NULL when it is not realised or has no size. Straighten them with cgtk_bgra_to_rgba, on any
+/// thread.
+static inline guint8 *cgtk_widget_render_bgra(GtkWidget *widget, GskRenderer *renderer, int *width, int *height) {
+    GdkTexture *texture = cgtk_widget_render_texture_with(widget, renderer);
     if (texture == NULL) return NULL;
     int tw = gdk_texture_get_width(texture);
     int th = gdk_texture_get_height(texture);
     guint8 *bgra = g_malloc((gsize)tw * th * 4);
-    gdk_texture_download(texture, bgra, (gsize)tw * 4);  // premultiplied B8G8R8A8 (cairo's layout)
+    gdk_texture_download(texture, bgra, (gsize)tw * 4);
     g_object_unref(texture);
-    for (gsize i = 0; i < (gsize)tw * th; i++) {
-        guint8 b = bgra[i * 4], g = bgra[i * 4 + 1], r = bgra[i * 4 + 2], a = bgra[i * 4 + 3];
+    *width = tw;
+    *height = th;
+    return bgra;
+}
+
+/// Turns `count` premultiplied B8G8R8A8 pixels into straight R8G8B8A8, in place.
+static inline void cgtk_bgra_to_rgba(guint8 *pixels, gsize count) {
+    for (gsize i = 0; i < count; i++) {
+        guint8 b = pixels[i * 4], g = pixels[i * 4 + 1], r = pixels[i * 4 + 2], a = pixels[i * 4 + 3];
         if (a > 0 && a < 255) {
             r = (guint8)MIN(255, r * 255 / a);
             g = (guint8)MIN(255, g * 255 / a);
             b = (guint8)MIN(255, b * 255 / a);
         }
-        bgra[i * 4] = r;
-        bgra[i * 4 + 1] = g;
-        bgra[i * 4 + 2] = b;
-        bgra[i * 4 + 3] = a;
+        pixels[i * 4] = r;
+        pixels[i * 4 + 1] = g;
+        pixels[i * 4 + 2] = b;
+        pixels[i * 4 + 3] = a;
     }
-    *width = tw;
-    *height = th;
-    return bgra;
+}
+
+/// What `widget` shows now, as straight RGBA bytes (g_free them); NULL when it is not realised or has no size.
+static inline guint8 *cgtk_widget_render_rgba(GtkWidget *widget, int *width, int *height) {
+    guint8 *pixels = cgtk_widget_render_bgra(widget, NULL, width, height);
+    if (pixels != NULL) cgtk_bgra_to_rgba(pixels, (gsize)*width * *height);
+    return pixels;
 }
 
 /// What `widget` shows now, as a new cairo image surface (destroy it with cgtk_surface_destroy); NULL when it is
@@ -237,11 +277,29 @@ static inline cairo_surface_t *cgtk_surface_scaled(cairo_surface_t *surface, int
     return scaled;
 }
 
+/// Where a face turned about its centre line puts the point `u` points from that line (across it), seen from
+/// `distance` with the face at cos `c` and sin `s` of its angle: the offset from the line on the view.
+static inline double cgtk_projected(double u, double c, double s, double distance) {
+    return u * c * distance / (distance - u * s);
+}
+
+/// The point of the face (in points from its centre line) that `x` (the offset from the line on the view) shows:
+/// the inverse of cgtk_projected, clamped to the face's half-size `half`.
+static inline double cgtk_unprojected(double x, double c, double s, double distance, double half) {
+    double across = c * distance + x * s;  // of c's sign on the face (distance exceeds every |u|)
+    if (across * (c < 0 ? -1 : 1) <= 1e-9) return x * c < 0 ? -half : half;
+    double u = x * distance / across;
+    return MAX(-half, MIN(half, u));
+}
+
 /// Draws `surface` in `width` x `height` points, centred: fitted inside (mode 0), covering (1, the overflow cut
 /// off) or at its own size (2: `image_scale` pixels per point), with `alpha`, turned by `angle` radians about the
 /// centre line (axis 0: vertical, a left-right flip; 1: horizontal, a top-bottom flip) and seen in perspective
-/// from a distance of twice the view's size: drawn as 64 strips, each scaled by its depth. The strips meet on whole
-/// pixels, so no background shows between them, and a face seen edge-on stays 2 points wide.
+/// from a distance of twice the view's size. The turned face is cut across the turn into at most 64 strips on
+/// whole points of the view, each showing the part of the face that lies there (found by undoing the
+/// perspective), scaled by its depth: neighbours share an edge exactly, so no background shows between them, and
+/// every point of the face is drawn by the strip it falls in. A face seen edge-on stays 2 points wide and shows
+/// its middle.
 static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int width, int height, double alpha,
                                      double angle, int axis, int mode, double image_scale) {
     int sw = cairo_image_surface_get_width(surface);
@@ -267,11 +325,12 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
         cairo_restore(cr);
         return;
     }
-    const int strips = 64;
-    double along = axis == 0 ? fw : fh;      // the size across the axis of rotation
+    double along = axis == 0 ? fw : fh;  // the size across the axis of rotation
+    double half = along / 2;
     double source_along = axis == 0 ? sw : sh;
-    // Twice the larger of the view and the turned side: no strip comes to or past the eye (a filled, very wide
-    // image is wider than the view).
+    double centre = axis == 0 ? cx : cy;
+    // Twice the larger of the view and the turned side: no point of the face comes to or past the eye (a filled,
+    // very wide image is wider than the view).
     double distance = 2.0 * MAX(MAX(width, height), along);
     double c = cos(angle), s = sin(angle);
     // Edge-on the face would vanish for a frame: keep it a sliver 2 points wide.
@@ -280,46 +339,45 @@ static inline void cgtk_draw_surface(cairo_t *cr, cairo_surface_t *surface, int 
         c = c < 0 ? -least : least;
         s = (s < 0 ? -1 : 1) * sqrt(1 - c * c);
     }
-    // Strip i spans [edge(i), edge(i + 1)] across the axis, rounded to whole points: neighbours share an edge
-    // exactly, and the clip is not antialiased, so no half-covered column lets the background through.
+    // The face's extent across the turn, on whole points of the view (at least one).
+    double x0 = cgtk_projected(-half, c, s, distance), x1 = cgtk_projected(half, c, s, distance);
+    double first = round(centre + MIN(x0, x1)), last = round(centre + MAX(x0, x1));
+    if (last - first < 1) last = first + 1;
+    // Pressed narrower than cairo's filter averages (it reads at most 16 source pixels for a pixel), a point of the
+    // view would show a sample of the face's pixels, not their mean: thin content between the samples (a spinner,
+    // a label in the middle of a placeholder) would vanish. Nearly edge-on, the face shows its middle part instead,
+    // pressed 8 to 1: what lies at its centre stays in sight up to the turn.
+    double shown = MIN(1.0, 8.0 * (last - first) / source_along);
+    int strips = (int)MIN(64.0, last - first);
     for (int i = 0; i < strips; i++) {
-        double u0 = -along / 2 + along * i / strips;
-        double u1 = -along / 2 + along * (i + 1) / strips;
-        double p0 = distance / (distance - u0 * s);
-        double p1 = distance / (distance - u1 * s);
-        double centre = axis == 0 ? cx : cy;
-        // The projected edges across the axis, on whole points of the view.
-        double a0 = round(centre + u0 * c * p0) - centre, a1 = round(centre + u1 * c * p1) - centre;
-        double lo = MIN(a0, a1), hi = MAX(a0, a1);
-        if (hi - lo < 0.5) continue;                // narrower than a pixel: its neighbours cover the spot
-        double depth = (p0 + p1) / 2;               // the strip's size along the axis, in perspective
-        double source0 = source_along * i / strips, source1 = source_along * (i + 1) / strips;
+        // The strip's edges on the view, and the points of the face (in source pixels) that fall on them.
+        double lo = first + round((last - first) * i / strips);
+        double hi = first + round((last - first) * (i + 1) / strips);
+        double u0 = shown * cgtk_unprojected(lo - centre, c, s, distance, half);
+        double u1 = shown * cgtk_unprojected(hi - centre, c, s, distance, half);
+        double source0 = (u0 + half) / along * source_along, source1 = (u1 + half) / along * source_along;
+        // Both edges beyond the face's rounded end: the face's last pixel (no background between strips).
+        if (fabs(source1 - source0) < 1e-3) source1 = source0 + (c < 0 ? -1e-3 : 1e-3);
+        // The strip's size along the axis, in perspective, at its middle.
+        double um = cgtk_unprojected((lo + hi) / 2 - centre, c, s, distance, half);
+        double depth = distance / (distance - um * s);
         cairo_save(cr);
-        cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+        // Its edges across the turn lie on whole pixels (no column is half covered between two strips); its edges
+        // along the axis, the face's slanted sides, are antialiased. Mirrored when the face's order is reversed
+        // (the back of the plane): the scale's sign says it.
         if (axis == 0) {
             double h = fh * depth;
-            cairo_rectangle(cr, cx + lo, round(cy - h / 2), hi - lo, round(h));
+            cairo_rectangle(cr, lo, cy - h / 2, hi - lo, h);
             cairo_clip(cr);
-            // Mirrored when the strip's order is reversed (the back of the plane).
-            if (a1 >= a0) {
-                cairo_translate(cr, cx + lo, cy - h / 2);
-                cairo_scale(cr, (hi - lo) / (source1 - source0), h / sh);
-            } else {
-                cairo_translate(cr, cx + hi, cy - h / 2);
-                cairo_scale(cr, -(hi - lo) / (source1 - source0), h / sh);
-            }
+            cairo_translate(cr, lo, cy - h / 2);
+            cairo_scale(cr, (hi - lo) / (source1 - source0), h / sh);
             cairo_set_source_surface(cr, surface, -source0, 0);
         } else {
             double w = fw * depth;
-            cairo_rectangle(cr, round(cx - w / 2), cy + lo, round(w), hi - lo);
+            cairo_rectangle(cr, cx - w / 2, lo, w, hi - lo);
             cairo_clip(cr);
-            if (a1 >= a0) {
-                cairo_translate(cr, cx - w / 2, cy + lo);
-                cairo_scale(cr, w / sw, (hi - lo) / (source1 - source0));
-            } else {
-                cairo_translate(cr, cx - w / 2, cy + hi);
-                cairo_scale(cr, w / sw, -(hi - lo) / (source1 - source0));
-            }
+            cairo_translate(cr, cx - w / 2, lo);
+            cairo_scale(cr, w / sw, (hi - lo) / (source1 - source0));
             cairo_set_source_surface(cr, surface, 0, -source0);
         }
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);

@@ -15,7 +15,8 @@ struct GalleryCommand: ParsableCommand {
         discussion: """
             SOURCE is an http(s) URL, a file:// URL or a file path. Each tile loads when it comes on screen, with a \
             placeholder, a spinner and a transition; a tile scrolled away before its image came has its load \
-            cancelled; rows ahead are prefetched as bytes onto the disk cache. Needs a display (under none, run it \
+            cancelled; rows ahead are prefetched as bytes onto the disk cache. A tile whose load fails shows a red \
+            cross with the reason, and standard error says `error: SOURCE: reason`. Needs a display (under none, run it \
             with xvfb-run). --screenshot and --screenshots write PNGs of the window and quit; times count from the \
             window's first frame.
             """)
@@ -148,8 +149,7 @@ struct GalleryCommand: ParsableCommand {
             columns: columns ?? fitting, cellWidth: cell, cellHeight: cell * 3 / 4, spacing: spacing)
         let cells = named.enumerated().map { index, source in
             GalleryCell(
-                index: index, source: source.source, name: source.baseName, width: Int32(layout.cellWidth),
-                height: Int32(layout.cellHeight))
+                index: index, source: source, width: Int32(layout.cellWidth), height: Int32(layout.cellHeight))
         }
         let window = GalleryWindow(
             title: "kf gallery — \(named.count) image\(named.count == 1 ? "" : "s")", width: width, height: height,
@@ -158,7 +158,7 @@ struct GalleryCommand: ParsableCommand {
             window: window, manager: session.manager,
             settings: loadSettings(layout: layout, cache: cache, placeholder: placeholderImage))
         window.onScroll { loads.refresh() }
-        for cell in cells { cell.view.kf.indicatorType = .activity }
+        for cell in cells { cell.useSpinner() }
         let frames = FrameTimes()
         let runner = GalleryRunner(window: window, loads: loads, frames: frames, schedule: schedule)
         window.present()
@@ -173,7 +173,7 @@ struct GalleryCommand: ParsableCommand {
         if let report {
             try GalleryReport(
                 counts: loads.counts, frames: frames.summary, imagesDecoded: GalleryReport.decodes(in: registry),
-                tiles: cells.count
+                tiles: cells.count, imagePixels: loads.imagePixels, screenshots: runner.screenshotCounts
             ).write(to: URL(fileURLWithPath: (report as NSString).expandingTildeInPath))
         }
         if let failure { throw failure }

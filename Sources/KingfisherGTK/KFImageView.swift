@@ -147,6 +147,9 @@ public final class KFImageView: KingfisherImageTarget {
         gtk_widget_set_halign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_size_request(spinner, 32, 32)
+        // On a disc of its own, light under a dark stroke: as plain on a dark placeholder as on a light one.
+        Self.spinnerStyleInstalled()
+        gtk_widget_add_css_class(spinner, "kf-spinner")
         gtk_widget_set_visible(spinner, 0)
         gtk_overlay_add_overlay(cgtk_overlay(overlay), spinner)
         gtk_widget_set_size_request(overlay, width, height)
@@ -173,6 +176,20 @@ public final class KFImageView: KingfisherImageTarget {
             self?.stage.motionRunning?.finishNow()
         }
     }
+
+    /// Installs the spinner's look for the display, once (on the GTK thread, when the first view is made).
+    private static func spinnerStyleInstalled() { _ = spinnerStyle }
+    private static let spinnerStyle: Void = {
+        guard let display = gdk_display_get_default() else { return }
+        let provider = gtk_css_provider_new()!
+        let css =
+            ".kf-spinner { background-color: rgba(255, 255, 255, 0.8); border-radius: 9999px; padding: 4px; "
+            + "color: #241f31; }"
+        gtk_css_provider_load_from_data(provider, css, -1)
+        gtk_style_context_add_provider_for_display(
+            display, cgtk_style_provider(provider), UInt32(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+        cgtk_object_unref(provider)
+    }()
 
     deinit {
         let widget = self.widget
@@ -419,8 +436,15 @@ public final class KFImageView: KingfisherImageTarget {
             case .still:
                 paint(cover ?? player?.picture ?? current, alpha: 1)
             case .moving(.fade, let progress):
+                // A cross-fade, (1 − p) · old + p · new (premultiplied, so transparent pictures blend too), made
+                // apart and then laid over what is under the view: two opaque pictures never let it through (drawn
+                // one over the other, old at 1 − p and new at p, a quarter of it would show at the midpoint).
+                cairo_push_group(cairo)
                 paint(previous, alpha: 1 - progress)
+                cairo_set_operator(cairo, CAIRO_OPERATOR_ADD)
                 paint(current, alpha: progress)
+                cairo_pop_group_to_source(cairo)
+                cairo_paint(cairo)
             case .moving(.flip(let axis, let sign), let progress):
                 // The old image turns away on the front face; past halfway the new one turns in on the back.
                 let angle = progress * Double.pi

@@ -148,6 +148,59 @@ final class ButtonExtensionTests: KingfisherViewTestCase, @unchecked Sendable {
         XCTAssertEqual(testImage, button.alternateImage)
     }
 
+    func testCancelImageTaskCancelsDiskCacheRetrieval() throws {
+        let exp = expectation(description: #function)
+        let url = testURLs[0]
+        let cache = KingfisherManager.shared.cache
+        // On disk only: the load is a disk hit, read, decoded and promoted to memory unless it is cancelled.
+        try blocking { try await cache.store(testImage, original: testImageData, forKey: url.cacheKey) }
+        cache.clearMemoryCache()
+        XCTAssertEqual(cache.imageCachedType(forKey: url.cacheKey), .disk)
+
+        button.kf.setImage(with: url) { result in
+            XCTAssertNotNil(result.error)
+            XCTAssertTrue(result.error!.isTaskCancelled)
+            exp.fulfill()
+        }
+        button.kf.cancelImageDownloadTask()
+
+        waitForExpectations(timeout: timeout)
+        XCTAssertNil(button.image)
+        // The cancelled retrieval put nothing in memory.
+        XCTAssertEqual(cache.imageCachedType(forKey: url.cacheKey), .disk)
+    }
+
+    func testSupersededDiskCachedAlternateImageDoesNotPromoteToMemory() throws {
+        let exp = expectation(description: #function)
+        let staleURL = testURLs[0]
+        let currentURL = testURLs[1]
+        let cache = KingfisherManager.shared.cache
+        try blocking { try await cache.store(testImage, original: testImageData, forKey: staleURL.cacheKey) }
+        cache.clearMemoryCache()
+        stub(currentURL, data: testImageJEPGData)
+
+        let group = DispatchGroup()
+        group.enter()
+        button.kf.setAlternateImage(with: staleURL) { result in
+            // Superseded by the next load before its disk read came back.
+            XCTAssertNotNil(result.error)
+            XCTAssertTrue(result.error!.isNotCurrentTask)
+            group.leave()
+        }
+        group.enter()
+        button.kf.setAlternateImage(with: currentURL) { result in
+            XCTAssertNotNil(result.value)
+            group.leave()
+        }
+        group.notify(queue: .main) { exp.fulfill() }
+        waitForExpectations(timeout: timeout)
+
+        let current = try XCTUnwrap(KFCrossPlatformImage(data: testImageJEPGData))
+        XCTAssertTrue(button.alternateImage!.renderEqual(to: current))
+        // The superseded image stays on disk only.
+        XCTAssertEqual(cache.imageCachedType(forKey: staleURL.cacheKey), .disk)
+    }
+
     /// Ours: the button shows its alternate image while it is on, its image while it is off.
     func testTheAlternateImageShowsWhileTheButtonIsOn() throws {
         let other = try XCTUnwrap(KFCrossPlatformImage(data: testImageJEPGData))

@@ -158,8 +158,9 @@ func isLaid(_ widget: GTKObject<GtkWidget>, over view: KFImageView) -> Bool {
     gtk_widget_get_parent(widget.pointer) == view.widget.pointer
 }
 
-/// Whether `widget` is hidden (Kingfisher's `view.isHidden`). On the GTK thread.
-func isHidden(_ widget: GTKObject<GtkWidget>?) -> Bool {
-    guard let widget else { return true }
+/// Whether `view`'s indicator widget is hidden (Kingfisher's `indicator!.view.isHidden`); `nil` when the view has
+/// no indicator widget laid over it (where Kingfisher's force-unwrap would stop the test). On the GTK thread.
+func indicatorIsHidden(_ view: KFImageView) -> Bool? {
+    guard let widget = view.indicatorWidget, isLaid(widget, over: view) else { return nil }
     return gtk_widget_get_visible(widget.pointer) == 0
 }

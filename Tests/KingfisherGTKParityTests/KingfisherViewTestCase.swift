@@ -43,6 +43,11 @@ class KingfisherViewTestCase: XCTestCase, @unchecked Sendable {
         MainActor.assumeIsolated { super.waitForExpectations(timeout: timeout, handler: nil) }
     }
 
+    /// XCTest's wait for `expectations`, from the test's synchronous body on the main thread (as above).
+    func waitFor(_ expectations: [XCTestExpectation], timeout: TimeInterval) {
+        MainActor.assumeIsolated { super.wait(for: expectations, timeout: timeout) }
+    }
+
     /// A cache of its own in this test's directory.
     func temporaryCache(_ name: String) throws -> ImageCache {
         try ImageCache(name: name, cacheDirectoryURL: scratch.appendingPathComponent(name, isDirectory: true))

@@ -53,6 +53,47 @@ struct KFImageViewLoadingTests {
         return nil
     }
 
+    @Test(arguments: [[30, 30, 30, 255] as [UInt8], [235, 235, 235, 255]])
+    func theSpinnerStandsOutOnADarkPlaceholderAsOnALightOne(placeholder shade: [UInt8]) async throws {
+        let server = try await TestHTTPServer.start()
+        defer { Task { try? await server.shutdown() } }
+        server.route("/held.png", TestHTTPServer.Route(status: 404, body: Data("no".utf8), held: true))
+        let (view, _) = await ViewProbe.presentedView(width: 120, height: 90)
+        view.kf.indicatorType = .activity
+        let spinner = view.spinner
+        let finished = try Self.load(
+            view, server.url("/held.png"), placeholder: try ViewProbe.solid(shade, width: 120, height: 90))
+        await server.waitForRequests("/held.png")
+        // Drawn: the placeholder in the corner, the spinner over the middle.
+        #expect(
+            await waitOnGTK {
+                gtk_widget_get_mapped(spinner.pointer) != 0
+                    && ViewProbe.rendered(view).map {
+                        Array($0.pixels[(5 * $0.width + 5) * 4..<(5 * $0.width + 5) * 4 + 4])
+                    }
+                        == shade
+            })
+        // Pixels of the spinner's square (32 points in the middle) far from the placeholder's shade, and far from
+        // each other: a dark stroke on a light disc shows on either.
+        let (light, dark) = await onGTK { () -> (Int, Int) in
+            guard let shown = ViewProbe.rendered(view) else { return (0, 0) }
+            var light = 0
+            var dark = 0
+            for y in 29..<61 {
+                for x in 44..<76 {
+                    let offset = (y * shown.width + x) * 4
+                    let level = (0..<3).map { Int(shown.pixels[offset + $0]) }.reduce(0, +) / 3
+                    if level > 180 && abs(level - Int(shade[0])) > 100 { light += 1 }
+                    if level < 90 && abs(level - Int(shade[0])) > 100 { dark += 1 }
+                }
+            }
+            return (light, dark)
+        }
+        #expect(light + dark > 40, "light \(light), dark \(dark) on \(shade)")
+        server.release("/held.png")
+        #expect(await waitOnGTK { finished.withLock { $0 } != nil })
+    }
+
     @Test func anAnimatedGIFIndicatorPlaysWhileLoadingAndGoesWhenTheImageArrives() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { try? await server.shutdown() } }

@@ -18,7 +18,7 @@ struct KFImageViewTests {
             TestHTTPServer.Route(
                 body: try ViewProbe.solidPNG(width: 120, height: 80, rgba: [220, 20, 20, 255]), held: true))
         let (view, _) = await ViewProbe.presentedView(width: 120, height: 80)
-        let label = await onGTK { GTKObject(gtk_label_new("Loading")!) }
+        let label = await ViewProbe.heldLabel("Loading")
         view.kf.indicatorType = .activity
         let finished = Locked<Result<RetrieveImageResult, KingfisherError>?>(nil)
         view.kf.setImage(
@@ -46,18 +46,22 @@ struct KFImageViewTests {
             })
         let centre = try #require(await ViewProbe.pixel(of: view, x: 60, y: 40))
         #expect(centre[0] > 200 && centre[1] < 60 && centre[2] < 60, "\(centre)")
+        await ViewProbe.release(label)
     }
 
-    @Test func theFadeStartsFromTheOldImageAndEndsOnTheNewOne() async throws {
+    @Test func theFadeIsACrossFadeFromTheOldImageToTheNewOne() async throws {
         let (view, _) = await ViewProbe.presentedView(width: 80, height: 80)
-        let blue = try ViewProbe.solid([20, 20, 220, 255], width: 80, height: 80)
-        let green = try ViewProbe.solid([20, 220, 20, 255], width: 80, height: 80)
-        view.image = blue
-        #expect(await waitOnGTK { (ViewProbe.renderedCentre(view)?[2] ?? 0) > 200 })
+        // A dark placeholder and a photo: mid-fade a wash of the (transparent) background would show as a light,
+        // see-through mix.
+        let (from, to): ([UInt8], [UInt8]) = ([60, 60, 60, 255], [40, 200, 0, 255])
+        let old = try ViewProbe.solid(from, width: 80, height: 80)
+        let new = try ViewProbe.solid(to, width: 80, height: 80)
+        view.image = old
+        #expect(await waitOnGTK { ViewProbe.renderedCentre(view) == from })
         let done = Locked<Bool?>(nil)
-        view.transition(.fade(4.0), from: blue, to: green) { finished in done.withLock { $0 = finished } }
-        // Mid-fade the centre mixes blue and green: read right after a frame is painted, with the progress it was
-        // painted at (a render shows the last painted frame; a loaded machine paints seldom). At the end it is green.
+        view.transition(.fade(4.0), from: old, to: new) { finished in done.withLock { $0 = finished } }
+        // Read right after a frame is painted, with the progress it was painted at (a render shows the last painted
+        // frame; a loaded machine paints seldom). At the end it is the new image.
         let midFade = Locked<(progress: Double, pixel: [UInt8])?>(nil)
         await ViewProbe.afterEachPaint(of: view.widget) {
             let progress = Double(view.transitionProgress)
@@ -67,12 +71,14 @@ struct KFImageViewTests {
             midFade.withLock { $0 = (progress, pixel) }
         }
         _ = await waitOnGTK { midFade.withLock { $0 } != nil || done.withLock { $0 } != nil }
-        let mid = midFade.withLock { $0 }
-        let sampled = try #require(mid, "no frame drawn mid-fade")
-        #expect(sampled.pixel[1] > 60 && sampled.pixel[2] > 60, "\(sampled)")
+        let sampled = try #require(midFade.withLock { $0 }, "no frame drawn mid-fade")
+        // The straight blend, (1 − p) · old + p · new, opaque throughout: within a few levels (rounding).
+        let blend = (0..<4).map { (1 - sampled.progress) * Double(from[$0]) + sampled.progress * Double(to[$0]) }
+        let off = zip(sampled.pixel, blend).map { abs(Double($0) - $1) }
+        #expect(off.allSatisfy { $0 <= 3 }, "\(sampled) against \(blend)")
         #expect(await waitOnGTK { done.withLock { $0 } == true })
         let end = try #require(await ViewProbe.pixel(of: view, x: 40, y: 40))
-        #expect(end[1] > 200 && end[2] < 60, "\(end)")
+        #expect(end == to, "\(end)")
     }
 
     @Test(arguments: [

@@ -64,6 +64,62 @@ struct KFImageViewTransitionTests {
         #expect(seams.isEmpty, "\(seams.count) angles with seams: \(seams.prefix(6))")
     }
 
+    /// A placeholder as a tile shows it: transparent, with a small mark in its middle (a spinner) and a bar near
+    /// its foot (a name label), both centred.
+    static func centredPlaceholder(width: Int, height: Int) throws -> KFCrossPlatformImage {
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        let mark = (x: width / 2 - 8..<width / 2 + 8, y: height / 2 - 8..<height / 2 + 8)
+        let bar = (x: width / 2 - 20..<width / 2 + 20, y: height - 14..<height - 6)
+        let inside = { (x: Int, y: Int) in
+            (mark.x.contains(x) && mark.y.contains(y)) || (bar.x.contains(x) && bar.y.contains(y))
+        }
+        for y in 0..<height {
+            for x in 0..<width where inside(x, y) {
+                pixels.replaceSubrange((y * width + x) * 4..<(y * width + x) * 4 + 4, with: [50, 50, 50, 255])
+            }
+        }
+        return try KFCrossPlatformImage(rgbaPixels: pixels, width: width, height: height)
+    }
+
+    @Test(arguments: [Int32(0), 1])
+    func aFlipFilmedAtIrregularFrameTimesHasNoEmptyFrame(axis: Int32) async throws {
+        let (view, window) = await ViewProbe.presentedView(width: 100, height: 75)
+        let placeholder = try Self.centredPlaceholder(width: 100, height: 75)
+        let image = try ViewProbe.solid([40, 200, 0, 255], width: 100, height: 75)
+        view.image = image
+        #expect(await waitOnGTK { view.stage.current != nil && (ViewProbe.renderedCentre(view)?[3] ?? 0) == 255 })
+        let painted = Locked(0)
+        await ViewProbe.afterEachPaint(of: window) { painted.withLock { $0 += 1 } }
+        // A 1.5 s flip filmed at frames 5 to 47 ms apart (a busy machine's clock), and a late burst close before the
+        // turn, where a face is seen edge-on.
+        var times: [Double] = []
+        var time = 0.0
+        var seed: UInt32 = 7
+        while time < 1.5 {
+            times.append(time)
+            seed = seed &* 1_103_515_245 &+ 12_345
+            time += 0.005 + Double((seed >> 16) % 1024) / 1024 * 0.042
+        }
+        times += [0.7365, 0.7405, 0.7440, 0.7468, 0.7490, 0.7499]
+        var empty: [String] = []
+        for time in times.sorted() {
+            let progress = time / 1.5
+            let before = await onGTK { () -> Int in
+                view.stage.previous = KFImageView.Stage.Picture(placeholder)
+                view.stage.motion = .moving(.flip(axis: axis, sign: 1), progress: progress)
+                gtk_widget_queue_draw(view.canvas.pointer)
+                return painted.withLock { $0 }
+            }
+            #expect(await waitOnGTK { painted.withLock { $0 } > before })
+            if await onGTK({ Self.drawnPixels(view) }) == 0 { empty.append(String(format: "%.4f", progress)) }
+        }
+        await onGTK {
+            view.stage.motion = .still
+            gtk_widget_queue_draw(view.canvas.pointer)
+        }
+        #expect(empty.isEmpty, "\(empty.count) of \(times.count) frames empty, at progress \(empty.prefix(8))")
+    }
+
     @Test func aFlipTurnsFromTheWidgetPlaceholderAndNoFrameIsEmpty() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { try? await server.shutdown() } }
@@ -82,7 +138,7 @@ struct KFImageViewTransitionTests {
             let frame = (view.transitionProgress, Self.drawnPixels(view), green)
             film.withLock { $0.append(frame) }
         }
-        let label = await onGTK { GTKObject(gtk_label_new("Loading the picture")!) }
+        let label = await ViewProbe.heldLabel("Loading the picture")
         view.kf.indicatorType = .activity
         let finished = Locked<Bool>(false)
         view.kf.setImage(
@@ -106,5 +162,6 @@ struct KFImageViewTransitionTests {
         #expect(!firstHalf.isEmpty && firstHalf.allSatisfy { !$0.green }, "\(firstHalf)")
         #expect(frames.contains { $0.progress > 0.55 && $0.progress < 1 && $0.green }, "\(frames)")
         #expect(await onGTK { gtk_widget_get_parent(label.pointer) == nil })
+        await ViewProbe.release(label)
     }
 }

@@ -28,6 +28,22 @@ enum ViewProbe {
         }
     }
 
+    /// A label the test holds a reference to (give it back with ``release(_:)``): a placeholder lets its own go
+    /// once the load is done with it, and a label asked afterwards whether it was removed must still be there to
+    /// answer (a freed one makes GTK print a critical and answer nil whatever happened).
+    static func heldLabel(_ text: String) async -> GTKObject<GtkWidget> {
+        await onGTK { () -> GTKObject<GtkWidget> in
+            let label = gtk_label_new(text)!
+            _ = cgtk_object_ref_sink(label)
+            return GTKObject(label)
+        }
+    }
+
+    /// Gives back the test's reference to a widget from ``heldLabel(_:)``.
+    static func release(_ widget: GTKObject<GtkWidget>) async {
+        await onGTK { cgtk_object_unref(widget.pointer) }
+    }
+
     /// Calls `body` on the GTK thread right after each frame `widget`'s window paints: a render of a widget shows
     /// its last painted frame (not changes queued since), so a frame read there is the one painted, with the state
     /// it was painted from.

@@ -9,6 +9,8 @@ struct GalleryCounts: Codable {
     /// transition) before the cell left the screen.
     var shown = 0
     var failed = 0
+    /// Failed tiles given a failure mark (their reason in the tooltip, and on standard error).
+    var failureMarks = 0
     /// Loads cancelled because their cell left the screen first.
     var cancelled = 0
     /// Images let go because their cell was far off screen.

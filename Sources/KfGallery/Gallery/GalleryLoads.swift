@@ -27,6 +27,8 @@ final class GalleryLoads {
     private let manager: KingfisherManager
     private let settings: Settings
     private(set) var counts = GalleryCounts()
+    /// Each loaded source's image size in pixels, `WxH`, by the source as given.
+    private(set) var imagePixels: [String: String] = [:]
     private var lastFirstRow = 0
     private var scrollingUp = false
     /// Prefetches under way, each with the cells it fetches for.
@@ -77,8 +79,8 @@ final class GalleryLoads {
     /// Counts the tiles on screen now that show their name label and their spinner, and whether the two overlap.
     func checkLabelsClearOfSpinners() {
         for cell in window.cells(in: window.visibleRows) {
-            let label = cell.label.widget.pointer
-            guard gtk_widget_get_parent(label) == cell.view.widget.pointer, gtk_widget_get_visible(label) != 0,
+            guard let label = cell.label?.widget.pointer, gtk_widget_get_parent(label) == cell.view.widget.pointer,
+                gtk_widget_get_visible(label) != 0,
                 let spinner = cell.view.indicatorWidget, gtk_widget_get_visible(spinner.pointer) != 0
             else { continue }
             var labelBounds = graphene_rect_t()
@@ -107,15 +109,13 @@ final class GalleryLoads {
         counts.started += 1
         let generation = cell.generation
         let handle = GTKThreadBound((self, cell))
-        let placeholder: any Placeholder = settings.placeholder ?? cell.label
-        // Half as large again as the tile, so that a photo of up to 2:1 fitted in it still covers the tile, which
-        // the view fills. In points: the processor makes it `.scaleFactor` times larger in pixels (twice the
-        // points on a HiDPI monitor).
+        let placeholder: (any Placeholder)? = settings.placeholder ?? cell.label
+        // Made for the pixels the tile fills (aspect-fill): in points, the processor makes it `.scaleFactor` times
+        // larger in pixels (twice the points on a HiDPI monitor).
         let scale = cell.view.scaleFactor
         counts.scaleFactor = Double(scale)
-        let thumbnail = CGSize(width: settings.tileSize.width * 1.5, height: settings.tileSize.height * 1.5)
         let options =
-            settings.options + [.processor(DownsamplingImageProcessor(size: thumbnail)), .scaleFactor(scale)]
+            settings.options + [.processor(TileThumbnailProcessor(tile: settings.tileSize)), .scaleFactor(scale)]
         cell.view.kf.setImage(
             with: cell.source, placeholder: placeholder, options: options, progressBlock: nil
         ) { result in
@@ -141,12 +141,17 @@ final class GalleryLoads {
             counts.loaded += 1
             if cell.state == .loading { counts.shown += 1 }
             counts.widestImagePixels = max(counts.widestImagePixels, loaded.image.pixelWidth)
+            imagePixels[cell.sourceText] = "\(loaded.image.pixelWidth)x\(loaded.image.pixelHeight)"
         case .failure(let error) where error.isTaskCancelled:
             cell.state = .idle
             return
-        case .failure:
+        case .failure(let error):
             counts.failed += 1
             cell.state = .failed
+            let reason = FailureMessage.reason(error, source: cell.sourceText)
+            Console.error("error: \(cell.sourceText): \(reason)")
+            cell.showFailure(reason: reason)
+            counts.failureMarks += 1
             return
         }
         cell.state = .shown

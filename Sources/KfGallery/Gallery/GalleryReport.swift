@@ -9,6 +9,10 @@ struct GalleryReport: Encodable {
     /// Images decoded (from downloads, disk, files or cached originals), as the library's metrics counted them.
     var imagesDecoded: Int
     var tiles: Int
+    /// Each loaded source's image size in pixels (`WxH`), by the source as given.
+    var imagePixels: [String: String]
+    /// The `--screenshots` series: shots taken and skipped (`nil` without one).
+    var screenshots: ScreenshotSeries.Counts?
     /// The process's peak resident memory.
     var peakRSSMegabytes = Self.peakRSSMegabytes()
 

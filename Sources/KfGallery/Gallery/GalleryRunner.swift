@@ -13,7 +13,8 @@ final class GalleryRunner {
     private var quit = false
     private var failure: CommandFailure?
     private var firstFrame: Int64?
-    private var shotsTaken = 0
+    /// The `--screenshots` series, when asked for.
+    private let series: ScreenshotSeries?
     private var scrollEnded: Double?
     /// When the loads were last seen settled (none running after some ran); `nil` while one runs.
     private var loadsSettled: Double?
@@ -25,7 +26,11 @@ final class GalleryRunner {
         self.loads = loads
         self.frames = frames
         self.schedule = schedule
+        series = schedule.series.map { ScreenshotSeries(directory: $0.directory, every: $0.every, until: $0.until) }
     }
+
+    /// The series' shots taken and skipped, when one was asked for.
+    var screenshotCounts: ScreenshotSeries.Counts? { series?.counts }
 
     /// Iterates the main context until done; returns what went wrong, if anything.
     func run() -> CommandFailure? {
@@ -42,6 +47,8 @@ final class GalleryRunner {
         while !quit && window.isOpen {
             _ = g_main_context_iteration(nil, 1)
         }
+        // The shots still being written.
+        if let written = series?.finish(), failure == nil { failure = written }
         return failure
     }
 
@@ -96,12 +103,8 @@ final class GalleryRunner {
             if let shot = schedule.screenshot, elapsed >= shot.after {
                 try WindowScreenshot.write(window.window.pointer, to: shot.file)
                 _ = finish()
-            } else if let series = schedule.series {
-                while Double(shotsTaken) * series.every <= min(elapsed, series.until) {
-                    shotsTaken += 1
-                    loads.checkLabelsClearOfSpinners()
-                    try WindowScreenshot.write(window.window.pointer, to: schedule.seriesFile(shotsTaken)!)
-                }
+            } else if let series = schedule.series, let shots = self.series {
+                if try shots.frameDrawn(window.window.pointer, at: elapsed) { loads.checkLabelsClearOfSpinners() }
                 if loads.running > 0 || loads.counts.started == 0 {
                     loadsSettled = nil
                 } else if loadsSettled == nil {

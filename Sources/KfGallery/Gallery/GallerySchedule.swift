@@ -15,9 +15,4 @@ struct GallerySchedule {
 
     /// Whether anything runs on the frame clock (else the window waits for the user).
     var isScripted: Bool { screenshot != nil || series != nil || scrollSeconds != nil }
-
-    /// The series' file for shot `number` (from 1): `DIR/0001.png`.
-    func seriesFile(_ number: Int) -> URL? {
-        series?.directory.appendingPathComponent(String(format: "%04d.png", number))
-    }
 }
