@@ -4,11 +4,9 @@ import KingfisherTestSupport
 import Testing
 
 /// What a `kf gallery` tile shows: a failure with its reason, a name label clear of the spinner at every size, an
-/// image made for the pixels it fills.
-@Suite(
-    .enabled(if: ProcessInfo.processInfo.environment["DISPLAY"] != nil, "needs a display (run under xvfb-run)"),
-    .serialized)
-struct GalleryTileTests {
+/// image made for the pixels it fills. In `GalleryCommandTests`' suite, which runs one process at a time: a window
+/// per test, not four at once on a small machine.
+extension GalleryCommandTests {
     /// Pixels of `rect` in `shot` near the failure mark's red (#c01c28).
     static func redPixels(
         _ shot: KFCrossPlatformImage, _ pixels: [UInt8], rect: (x: Int, y: Int, width: Int, height: Int)
@@ -26,9 +24,9 @@ struct GalleryTileTests {
     @Test func aFailedTileShowsAMarkWithItsReasonAndSaysOnStandardErrorWhatFailed() async throws {
         let server = try await TestHTTPServer.start()
         defer { Task { try? await server.shutdown() } }
-        let photo = try KFCrossPlatformImage(decoding: GalleryCommandTests.tile(0, width: 320, height: 240))
+        let photo = try KFCrossPlatformImage(decoding: Self.tile(0, width: 320, height: 240))
         let jpeg = try #require(photo.kf.jpegRepresentation(compressionQuality: 0.9))
-        server.route("/ok.png", .ok(try GalleryCommandTests.tile(0), contentType: "image/png"))
+        server.route("/ok.png", .ok(try Self.tile(0), contentType: "image/png"))
         server.route("/missing.png", .status(404))
         server.route("/garbage.png", .ok(Data("these are not the bytes of an image".utf8), contentType: "image/png"))
         server.route("/truncated.jpg", .ok(jpeg.prefix(jpeg.count / 2), contentType: "image/jpeg"))
@@ -36,7 +34,7 @@ struct GalleryTileTests {
         let urls = paths.map { server.url($0).absoluteString }
         let scratch = try TempDir()
         let run = try await Kf.run(
-            ["gallery"] + urls + GalleryCommandTests.layout + [
+            ["gallery"] + urls + Self.layout + [
                 "--cache-dir", scratch.path("cache"), "--report", scratch.path("report.json"),
                 "--screenshots", scratch.path("film"), "--screenshot-every", "0.25", "--screenshot-until", "30",
                 "--screenshot-settle", "0.5",
@@ -49,7 +47,7 @@ struct GalleryTileTests {
         #expect(run.stderrLines.contains { $0.hasPrefix("error: \(urls[1]): ") && $0.contains("404") }, "\(run.stderr)")
         #expect(!run.stderr.contains(urls[0]), "\(run.stderr)")
         let counts = try #require(
-            try GalleryCommandTests.report(scratch.path("report.json"))["counts"] as? [String: Any])
+            try Self.report(scratch.path("report.json"))["counts"] as? [String: Any])
         #expect(counts["failed"] as? Int == 3 && counts["failureMarks"] as? Int == 3, "\(counts)")
         // The last shot: the failed tiles show the red mark, the loaded one its image.
         let last = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path("film")).max())
@@ -66,7 +64,7 @@ struct GalleryTileTests {
         defer { Task { try? await server.shutdown() } }
         // Held: every tile shows its placeholder (name label) and spinner for the whole film.
         for index in 0..<8 {
-            server.route("/n\(index).png", TestHTTPServer.Route(body: try GalleryCommandTests.tile(index), held: true))
+            server.route("/n\(index).png", TestHTTPServer.Route(body: try Self.tile(index), held: true))
         }
         let urls = (0..<8).map { server.url("/n\($0).png").absoluteString }
         let scratch = try TempDir()
@@ -78,7 +76,7 @@ struct GalleryTileTests {
             ])
         #expect(run.status == 0, "\(run.stderr)")
         let counts = try #require(
-            try GalleryCommandTests.report(scratch.path("report.json"))["counts"] as? [String: Any])
+            try Self.report(scratch.path("report.json"))["counts"] as? [String: Any])
         #expect(counts["labelOverSpinner"] as? Int == 0, "\(counts)")
         // From 100 points up a tile has room for both, and the film saw them.
         if cell >= 100 { #expect((counts["labelAndSpinnerShown"] as? Int ?? 0) > 0, "\(counts)") }
@@ -91,20 +89,20 @@ struct GalleryTileTests {
         for (index, size) in sizes.enumerated() {
             server.route(
                 "/s\(index).png",
-                .ok(try GalleryCommandTests.tile(index, width: size.0, height: size.1), contentType: "image/png"))
+                .ok(try Self.tile(index, width: size.0, height: size.1), contentType: "image/png"))
         }
         let urls = sizes.indices.map { server.url("/s\($0).png").absoluteString }
         let scratch = try TempDir()
         var made: [Int: [String]] = [:]
         for scale in [1, 2] {
             let run = try await Kf.run(
-                ["gallery"] + urls + GalleryCommandTests.layout + [
+                ["gallery"] + urls + Self.layout + [
                     "--cache-dir", scratch.path("cache-\(scale)"), "--report", scratch.path("report.json"),
                     "--screenshots", scratch.path("film-\(scale)"), "--screenshot-every", "0.5",
                     "--screenshot-until", "30", "--screenshot-settle", "0.3",
                 ], environment: ["GDK_SCALE": "\(scale)"])
             #expect(run.status == 0, "\(run.stderr)")
-            let report = try GalleryCommandTests.report(scratch.path("report.json"))
+            let report = try Self.report(scratch.path("report.json"))
             let pixels = try #require(report["imagePixels"] as? [String: String], "\(report)")
             made[scale] = urls.map { pixels[$0] ?? "none" }
         }
