@@ -72,6 +72,10 @@ public struct ThumborProcessor: ImageProcessor {
             })
         else { return nil }
         for effect in filters.effects {
+            // The request's one time limit covers the whole chain; a chain nobody waits for stops here.
+            guard ProcessingFailure.catching({ () throws(VipsError) in try ImageEngine.checkRun() }) != nil else {
+                return nil
+            }
             guard let next = apply(effect, to: image, box: box, options: options) else { return nil }
             image = next
         }
