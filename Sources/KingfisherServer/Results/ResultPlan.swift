@@ -37,6 +37,7 @@ struct ResultPlan: Sendable {
         let quality = filters.quality ?? configuration.defaultQuality
         var serializer = ResultSerializer(format: format, quality: quality)
         serializer.maximumBytes = filters.maxBytes
+        serializer.timeLimit = configuration.engine.timeLimit
         self.serializer = serializer
         let output = "\(format?.fileExtension ?? "source"):\(quality)" + (filters.maxBytes.map { ":<=\($0)" } ?? "")
         processor = ThumborProcessor(
