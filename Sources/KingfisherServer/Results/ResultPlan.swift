@@ -41,7 +41,8 @@ struct ResultPlan: Sendable {
         self.serializer = serializer
         let output = "\(format?.fileExtension ?? "source"):\(quality)" + (filters.maxBytes.map { ":<=\($0)" } ?? "")
         processor = ThumborProcessor(
-            url, filters: filters, output: output, maximumResultPixels: configuration.maximumResultPixels)
+            url, filters: filters, output: output, maximumResultPixels: configuration.maximumResultPixels,
+            maximumAnimationPixels: configuration.maximumAnimationPixels)
     }
 
     /// Whether an `Accept` header lists `mediaType` with a quality above zero.
