@@ -436,6 +436,61 @@ import Testing
         #expect(await waitForExit(serving.process) == 0)
         try await origin.shutdown()
     }
+
+    @Test func aRequestWhoseClientLeftStopsItsWorkAtOnce() async throws {
+        let dir = try TempDir()
+        let root = dir.url.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Samples.coordinatePNG(width: 200, height: 150).write(to: root.appendingPathComponent("a.png"))
+        let serving = try await startServe(
+            ["--port", "0", "--unsafe", "--root", root.path, "--cache-dir", dir.path("cache"), "--log-level", "info"],
+            in: dir)
+        let port = try #require(serving.port)
+        let pid = serving.process.processIdentifier
+        // A blur of 150 over 4 megapixels: about ten seconds of work, up to the request's time limit.
+        let path = "/unsafe/2000x2000/filters:upscale():blur(150)/a.png"
+        let idle = try #require(Self.cpuSeconds(of: pid))
+        let client = try RawConnection(port: port)
+        try client.send("GET \(path) HTTP/1.1\r\nHost: kf\r\n\r\n")
+        // The work is under way once the server has computed for half a second.
+        let working = ContinuousClock.now + .seconds(60)  // a safety net
+        while let used = Self.cpuSeconds(of: pid), used - idle < 0.5, ContinuousClock.now < working {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        client.disconnect()
+        let left = try #require(Self.cpuSeconds(of: pid))
+        // The request ends with the client's leaving: its access line says it was cancelled, not made.
+        let line = try #require(await Self.accessLine(for: path, in: serving.stderrURL, within: .seconds(120)))
+        let after = try #require(Self.cpuSeconds(of: pid))
+        #expect(line.contains("\(path) 503"), "\(line)")
+        #expect(after - left < 3, "the server computed \(after - left) s of CPU after its client left")
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+    }
+
+    /// The CPU seconds (user and system) process `pid` has used, from `/proc/PID/stat`.
+    private static func cpuSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
+        // After the command's closing parenthesis: state is field 3, utime and stime fields 14 and 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The access line `kf serve` logged for `path`, once there is one.
+    private static func accessLine(for path: String, in log: URL, within limit: Duration) async -> String? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.contains("GET \(path) ") }) {
+                return String(line)
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
 }
 
 /// A client on a plain TCP socket to 127.0.0.1, for requests no HTTP client would send (half a head, a stalled body).
@@ -461,6 +516,11 @@ private final class RawConnection: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// Leaves as a client that gave up does: both directions shut (the server reads the end of its input).
+    func disconnect() {
+        shutdown(descriptor, Int32(SHUT_RDWR))
+    }
 
     func send(_ text: String) throws {
         guard trySend(text) else { throw CocoaError(.fileWriteUnknown) }

@@ -1,5 +1,7 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
+import KingfisherTestSupport
 import Testing
 
 @testable import KingfisherServer
@@ -59,5 +61,63 @@ import Testing
                 try ThumborFilters([ThumborURL.Filter(name: "max_bytes", arguments: [bad])])
             }
         }
+    }
+
+    /// A serializer whose encodings are counted.
+    private func counted(
+        _ serializer: ResultSerializer, _ count: Locked<Int>
+    ) -> ResultSerializer {
+        var counted = serializer
+        let encode = serializer.encode
+        counted.encode = { image, format, quality in
+            count.withLock { $0 += 1 }
+            return encode(image, format, quality)
+        }
+        return counted
+    }
+
+    @Test func aSizeThatCannotBeReachedGetsTheFirstEncodingAfterAFewTries() throws {
+        let image = try noisy()
+        let plain = try #require(ResultSerializer(format: .JPEG, quality: 80).data(with: image, original: nil))
+        let encodings = Locked(0)
+        var serializer = counted(ResultSerializer(format: .JPEG, quality: 80), encodings)
+        serializer.maximumBytes = 1
+        // As thumbor: the result as it would be without max_bytes, after the first encoding and at most a few more.
+        #expect(try #require(serializer.data(with: image, original: nil)) == plain)
+        #expect(encodings.withLock { $0 } <= 1 + ResultSerializer.maximumSearchEncodings)
+        #expect(encodings.withLock { $0 } <= 3, "no lower quality fits, and no size the bytes allow is 8 px")
+    }
+
+    @Test func theSearchStopsAtTheTimeLimit() throws {
+        let image = try noisy()
+        let plain = try #require(ResultSerializer(format: .JPEG, quality: 80).data(with: image, original: nil))
+        let encodings = Locked(0)
+        var serializer = counted(ResultSerializer(format: .JPEG, quality: 80), encodings)
+        serializer.maximumBytes = plain.count / 2
+        serializer.timeLimit = ImageEngine.TimeLimit(minimum: 0, perMegapixel: 0, perFrame: 0)
+        // No time for a second encoding: the first one is the answer.
+        #expect(try #require(serializer.data(with: image, original: nil)) == plain)
+        #expect(encodings.withLock { $0 } == 1)
+    }
+
+    @Test func anUnreachableSizeOverHTTPIsTheResultWithoutMaxBytes() async throws {
+        let body = try #require(try noisy().kf.data(format: .JPEG, compressionQuality: 0.95))
+        let harness = try await ServerHarness.start()
+        harness.origin.route(
+            "/n.jpg",
+            TestHTTPServer.Route(
+                headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "max-age=3600")], body: body))
+        let plain: ServerHarness.Answer
+        let unreachable: ServerHarness.Answer
+        do {
+            plain = try await harness.request(harness.unsafe("filters:quality(80)", "/n.jpg"))
+            unreachable = try await harness.request(harness.unsafe("filters:quality(80):max_bytes(1)", "/n.jpg"))
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+        #expect(plain.status == 200 && unreachable.status == 200)
+        #expect(unreachable.body == plain.body)
     }
 }

@@ -49,4 +49,19 @@ import Testing
         }
         #expect(changed == [true, true], "\(filter)")
     }
+
+    @Test func anAnimationOverThePixelBudgetGetsItsFirstFrameOnly() throws {
+        // Two frames of 60 × 40: 4,800 pixels in all.
+        let url = try ThumborURL(path: "/unsafe/30x20/filters:grayscale()/a.gif")
+        let within = try ThumborProcessor(url, maximumAnimationPixels: 4_800)
+        #expect(try #require(within.process(item: .data(Self.gif), options: options)).kf.imageFrameCount == 2)
+        let over = try ThumborProcessor(url, maximumAnimationPixels: 4_799)
+        let still = try #require(over.process(item: .data(Self.gif), options: options))
+        #expect((still.kf.imageFrameCount ?? 1) == 1)
+        #expect(still.pixelWidth == 30 && still.pixelHeight == 20)
+    }
+
+    @Test func theServersDefaultBudgetIs25MegapixelsOfFrames() {
+        #expect(ImageServer.Configuration().maximumAnimationPixels == 25_000_000)
+    }
 }

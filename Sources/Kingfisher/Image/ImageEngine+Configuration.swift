@@ -73,18 +73,27 @@ extension ImageEngine {
             running.currentValue?.configuration ?? .default
         }
 
-        /// Runs `body` with `configuration` as ``current`` on this thread.
-        static func applying<T>(_ configuration: Configuration?, _ body: () -> T) -> T {
+        /// The decode-stage job running on this thread (its whole-job deadline, whether it was abandoned), if any.
+        static var currentRun: ProcessingRun? {
+            running.currentValue?.run
+        }
+
+        /// Runs `body` with `configuration` as ``current`` on this thread, as the job `run` when one is given.
+        static func applying<T>(_ configuration: Configuration?, run: ProcessingRun? = nil, _ body: () -> T) -> T {
             guard let configuration else { return body() }
             let previous = running.currentValue
-            running.currentValue = Applied(configuration: configuration)
+            running.currentValue = Applied(configuration: configuration, run: run ?? previous?.run)
             defer { running.currentValue = previous }
             return body()
         }
 
         private final class Applied: Sendable {
             let configuration: Configuration
-            init(configuration: Configuration) { self.configuration = configuration }
+            let run: ProcessingRun?
+            init(configuration: Configuration, run: ProcessingRun?) {
+                self.configuration = configuration
+                self.run = run
+            }
         }
 
         private static let running = ThreadSpecificVariable<Applied>()

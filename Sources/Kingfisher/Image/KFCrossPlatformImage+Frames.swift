@@ -26,9 +26,15 @@ extension KFCrossPlatformImage {
             let frame = try transform(storage.frame(index))
             if deadline == nil {
                 let resultPixels = frame.width * frame.height * animation.frameCount
-                let seconds = ImageEngine.Configuration.current.timeLimit.seconds(
-                    forPixels: max(sourcePixels, resultPixels), frames: animation.frameCount)
-                deadline = (VipsImageHandle.deadline(after: seconds), seconds)
+                if let run = ProcessingRun.current {
+                    // Inside a decode-stage job: its deadline, from its start, covers every frame.
+                    deadline = run.deadline(
+                        coveringPixels: max(sourcePixels, resultPixels), frames: animation.frameCount)
+                } else {
+                    let seconds = ImageEngine.Configuration.current.timeLimit.seconds(
+                        forPixels: max(sourcePixels, resultPixels), frames: animation.frameCount)
+                    deadline = (VipsImageHandle.deadline(after: seconds), seconds)
+                }
             }
             frames.append(try frame.materialised(deadline: deadline!.at, seconds: deadline!.seconds))
         }

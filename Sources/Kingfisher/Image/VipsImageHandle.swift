@@ -85,18 +85,37 @@ final class VipsImageHandle: @unchecked Sendable {
     func materialised(
         forPixels pixels: Int = 0, limit: ImageEngine.TimeLimit? = nil
     ) throws(VipsError) -> VipsImageHandle {
-        let seconds = (limit ?? ImageEngine.Configuration.current.timeLimit).seconds(
-            forPixels: max(pixels, width * height))
+        let pixels = max(pixels, width * height)
+        if limit == nil, let run = ProcessingRun.current {
+            // Inside a decode-stage job: its one deadline, from its start, covers this computation too.
+            let deadline = run.deadline(coveringPixels: pixels)
+            return try materialised(deadline: deadline.at, seconds: deadline.seconds)
+        }
+        let seconds = (limit ?? ImageEngine.Configuration.current.timeLimit).seconds(forPixels: pixels)
         return try materialised(deadline: Self.deadline(after: seconds), seconds: seconds)
     }
 
     /// As ``materialised(forPixels:limit:)``, against a deadline set for a larger run (all frames of an
-    /// animation); `seconds` is the limit it stands for, for the error.
+    /// animation); `seconds` is the limit it stands for, for the error. Inside a decode-stage job it also stops
+    /// when nobody waits for the job any more.
     func materialised(deadline: Int, seconds: TimeInterval) throws(VipsError) -> VipsImageHandle {
-        var timedOut: Int32 = 0
-        guard let copy = cvips_compute_in_memory_until(pointer, 64 << 10, deadline, &timedOut) else {
+        var outcome: Int32 = 0
+        let run = ProcessingRun.current
+        let copy = withExtendedLifetime(run) {
+            cvips_compute_in_memory_stoppable(
+                pointer, 64 << 10, deadline,
+                run == nil
+                    ? nil
+                    : { context in
+                        // The job the context points at (kept alive around the call): whether it was abandoned.
+                        guard let context else { return 0 }
+                        return Unmanaged<ProcessingRun>.fromOpaque(context).takeUnretainedValue().isAbandoned ? 1 : 0
+                    },
+                run.map { Unmanaged.passUnretained($0).toOpaque() }, &outcome)
+        }
+        guard let copy else {
             let error = VipsRuntime.takeError("compute pixels")
-            guard timedOut != 0 else { throw error }
+            guard outcome == 1 else { throw error }
             throw VipsError(operation: error.operation, message: error.message, timeLimit: seconds)
         }
         return VipsImageHandle(owning: copy)

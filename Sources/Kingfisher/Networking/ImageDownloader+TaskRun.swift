@@ -101,8 +101,11 @@ extension ImageDownloader {
                 // lane (and never held for the admission of large decodes, which it does not make).
                 result = anyoneLeft ? work() : nil
             } else {
-                result = await decoder.runUnlessCancelled(
+                let ran = await decoder.runUnlessCancelled(
                     on: options.processingQueue, decoding: data, engine: engine, stoppedBy: stop, work)
+                // A run stopped (every caller of the group left, maybe mid-way) has nothing to deliver: callers who
+                // joined the group since are decoded for in a run of their own.
+                result = stop.isStopped ? nil : ran
             }
             // Callers that joined meanwhile: those of this group take this result, the others queue for a run of
             // their own. The task finishes when this was the last group and nobody else joined.

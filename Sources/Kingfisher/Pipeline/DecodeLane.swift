@@ -46,9 +46,10 @@ final class DecodeLane: Sendable {
     }
 
     /// Runs `job` on one of the pool's threads once the limiter lets it; `nil`, and `job` never runs, when the
-    /// calling task is cancelled, or `stop` stopped, before that. A job that started runs to its end on its thread
-    /// (the caller's task runs it there), holding its permit; its value is dropped (`nil`) when the caller was
-    /// cancelled meanwhile. Callers that must leave at once wait for it through ``SharedWork``.
+    /// calling task is cancelled, or `stop` stopped, before that. A job that started runs on its thread (the
+    /// caller's task runs it there), holding its permit, to its end or, once cancelled or stopped, to the next strip
+    /// of pixels it computes (``ProcessingRun``, set up by ``DecodeStage``); its value is dropped (`nil`) when the
+    /// caller was cancelled meanwhile. Callers that must leave at once wait for it through ``SharedWork``.
     func runUnlessCancelled<T: Sendable>(
         stoppedBy stop: PermitStop? = nil, _ job: @escaping @Sendable () -> T
     ) async -> T? {

@@ -75,7 +75,7 @@ final class DecodeStage: Sendable {
         on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration,
         stoppedBy stop: PermitStop? = nil, _ body: @escaping @Sendable () -> T
     ) async -> T? {
-        let work = prepare(engine, body)
+        let work = prepare(engine, stoppedBy: stop, stopsWhenCancelled: true, body)
         DecodeQueueDepth.enter()
         defer { DecodeQueueDepth.leave() }
         guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
@@ -115,11 +115,17 @@ final class DecodeStage: Sendable {
         }
     }
 
-    /// `body` with `engine` applied.
+    /// `body` with `engine` applied, as one ``ProcessingRun``: one time limit from its start for all it computes;
+    /// stopped between strips of pixels when `stop` is stopped or, if `stopsWhenCancelled`, when the calling
+    /// task is cancelled (nobody waits for it any more).
     private func prepare<T>(
-        _ engine: ImageEngine.Configuration, _ body: @escaping @Sendable () -> T
+        _ engine: ImageEngine.Configuration, stoppedBy stop: PermitStop? = nil, stopsWhenCancelled: Bool = false,
+        _ body: @escaping @Sendable () -> T
     ) -> @Sendable () -> T {
-        { ImageEngine.Configuration.applying(engine, body) }
+        {
+            let run = ProcessingRun(limit: engine.timeLimit, stop: stop, stopsWhenCancelled: stopsWhenCancelled)
+            return ImageEngine.Configuration.applying(engine, run: run, body)
+        }
     }
 
     private func hand<T: Sendable>(_ work: @escaping @Sendable () -> T, to queue: CallbackQueue?) async -> T {

@@ -12,6 +12,10 @@ extension ImageServer {
     /// - `GET /metrics`: the registry in Prometheus' text format, when one is given (bootstrap swift-metrics with a
     ///   `PrometheusMetricsFactory` over the same registry to see the library's and the server's metrics there);
     /// - every other `GET`: a thumbor URL, answered with the image or an error status and a one-line reason.
+    ///
+    /// A request's work stops (between strips of rows) when its handler's task is cancelled and no other request
+    /// waits for the same result. Hummingbird lets a handler whose client has gone run on; `kf serve` cancels it
+    /// from its connection's channel (the end of the client's input, or the connection's close).
     public func addRoutes<Context: RequestContext>(
         to router: Router<Context>, metricsRegistry: PrometheusCollectorRegistry? = nil
     ) {

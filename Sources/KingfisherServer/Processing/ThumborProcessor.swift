@@ -20,6 +20,9 @@ public struct ThumborProcessor: ImageProcessor {
     public let filters: ThumborFilters
     /// The most pixels a result may have. 50 megapixels by default.
     public let maximumResultPixels: Int
+    /// The most pixels of an animated source, every frame counted, decoded with all its frames: a larger one
+    /// gets its first frame only (a still result). 25 megapixels by default.
+    public let maximumAnimationPixels: Int
     /// The images the filters draw (``ThumborFilters/overlayURLs``: watermarks, frames), by URL: fetched before processing (the
     /// server fetches them as it fetches sources). Not part of the identifier: the URLs are. A filter whose image
     /// is missing fails the processing.
@@ -27,15 +30,23 @@ public struct ThumborProcessor: ImageProcessor {
 
     /// - Parameter output: what the result is encoded as (`"jpeg:80"`, say): part of the identifier only, so that
     ///   two encodings of one result are cached apart.
-    public init(_ url: ThumborURL, output: String = "", maximumResultPixels: Int = 50_000_000) throws(ThumborURLError) {
+    public init(
+        _ url: ThumborURL, output: String = "", maximumResultPixels: Int = 50_000_000,
+        maximumAnimationPixels: Int = 25_000_000
+    ) throws(ThumborURLError) {
         self.init(
-            url, filters: try ThumborFilters(url.filters), output: output, maximumResultPixels: maximumResultPixels)
+            url, filters: try ThumborFilters(url.filters), output: output, maximumResultPixels: maximumResultPixels,
+            maximumAnimationPixels: maximumAnimationPixels)
     }
 
-    init(_ url: ThumborURL, filters: ThumborFilters, output: String, maximumResultPixels: Int) {
+    init(
+        _ url: ThumborURL, filters: ThumborFilters, output: String, maximumResultPixels: Int,
+        maximumAnimationPixels: Int = 25_000_000
+    ) {
         self.url = url
         self.filters = filters
         self.maximumResultPixels = max(1, maximumResultPixels)
+        self.maximumAnimationPixels = max(1, maximumAnimationPixels)
         identifier = "kf.ThumborProcessor(\(Self.canonicalOptions(of: url)))" + (output.isEmpty ? "" : "->\(output)")
     }
 
@@ -45,6 +56,8 @@ public struct ThumborProcessor: ImageProcessor {
         case .image(let image): decoded = (image.kf.scaled(to: 1), nil)
         case .data(let data):
             if let refused = refusalFromHeader(of: data) { return ProcessingFailure.fail(with: refused) }
+            var options = options
+            if isOverAnimationBudget(data) { options.onlyLoadFirstFrame = true }
             decoded = decode(data, options: options)
         }
         guard let decoded else { return nil }
@@ -72,6 +85,10 @@ public struct ThumborProcessor: ImageProcessor {
             })
         else { return nil }
         for effect in filters.effects {
+            // The request's one time limit covers the whole chain; a chain nobody waits for stops here.
+            guard ProcessingFailure.catching({ () throws(VipsError) in try ImageEngine.checkRun() }) != nil else {
+                return nil
+            }
             guard let next = apply(effect, to: image, box: box, options: options) else { return nil }
             image = next
         }
@@ -93,6 +110,15 @@ public struct ThumborProcessor: ImageProcessor {
     }
 
     // MARK: - Decoding
+
+    /// Whether `data` is an animation whose frames together have more than ``maximumAnimationPixels``, from its
+    /// header: all of them decoded at once would hold about four bytes a pixel.
+    private func isOverAnimationBudget(_ data: Data) -> Bool {
+        guard data.kf.imageFormat == .GIF || Self.isAnimatedWebP(data),
+            let header = try? ImageDecoder.headerFrames(of: data), header.frames > 1
+        else { return false }
+        return header.width * header.height * header.frames > maximumAnimationPixels
+    }
 
     /// The data decoded, shrunk on load to about the size the geometry will ask for when that is smaller; with
     /// the source's full size when it was shrunk, so the geometry works out exact sizes from it.

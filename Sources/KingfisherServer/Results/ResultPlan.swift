@@ -37,10 +37,12 @@ struct ResultPlan: Sendable {
         let quality = filters.quality ?? configuration.defaultQuality
         var serializer = ResultSerializer(format: format, quality: quality)
         serializer.maximumBytes = filters.maxBytes
+        serializer.timeLimit = configuration.engine.timeLimit
         self.serializer = serializer
         let output = "\(format?.fileExtension ?? "source"):\(quality)" + (filters.maxBytes.map { ":<=\($0)" } ?? "")
         processor = ThumborProcessor(
-            url, filters: filters, output: output, maximumResultPixels: configuration.maximumResultPixels)
+            url, filters: filters, output: output, maximumResultPixels: configuration.maximumResultPixels,
+            maximumAnimationPixels: configuration.maximumAnimationPixels)
     }
 
     /// Whether an `Accept` header lists `mediaType` with a quality above zero.

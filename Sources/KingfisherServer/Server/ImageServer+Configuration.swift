@@ -80,6 +80,11 @@ extension ImageServer {
         /// The most pixels a result (or a `fill` canvas) may have; a larger one is a `400` before its pixels are
         /// computed. 50 megapixels by default.
         public var maximumResultPixels = 50_000_000
+        /// The most pixels of an animation (every frame counted) decoded for a result: about four bytes each are
+        /// held at once, the source's frames all decoded before they are processed. A GIF or animated WebP over
+        /// it is read from its header and gets its first frame only (a still result, as thumbor without gifsicle
+        /// gives). 25 megapixels (about 100 MB) by default.
+        public var maximumAnimationPixels = 25_000_000
         /// Decode limits and concurrency (source pixels: `400` past them, before any decoding).
         public var engine = ImageEngine.Configuration()
         /// Bytes of encoded results kept in memory for repeated requests (the disk cache keeps the rest).

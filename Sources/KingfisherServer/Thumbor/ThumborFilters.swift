@@ -126,9 +126,16 @@ public struct ThumborFilters: Sendable, Hashable {
         }
     }
 
+    /// The most filters one URL may name: a longer chain is refused (`400`) before anything is fetched, so that a
+    /// URL of a few kilobytes cannot ask for minutes of work (each filter computes every pixel again).
+    public static let maximumCount = 50
+
     public init() {}
 
     public init(_ filters: [ThumborURL.Filter]) throws(ThumborURLError) {
+        guard filters.count <= Self.maximumCount else {
+            throw .tooManyFilters(count: filters.count, limit: Self.maximumCount)
+        }
         for filter in filters {
             try apply(filter)
         }

@@ -295,6 +295,7 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
     case unknownFilter(String)
     case badFilterArgument(filter: String, reason: String)
     case resultTooLarge(width: Int, height: Int, limit: Int)
+    case tooManyFilters(count: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -308,6 +309,7 @@ public enum ThumborURLError: Error, Sendable, Hashable, CustomStringConvertible 
         case .badFilterArgument(let filter, let reason): "bad argument of filter \(filter.quotedCut): \(reason)"
         case .resultTooLarge(let width, let height, let limit):
             "a \(width) x \(height) result is more than the limit of \(limit) pixels"
+        case .tooManyFilters(let count, let limit): "\(count) filters, more than the limit of \(limit)"
         }
     }
 }

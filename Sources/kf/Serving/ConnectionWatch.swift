@@ -4,7 +4,8 @@ import NIOCore
 /// The first handler of a connection: registers it with the ``ConnectionRegistry`` (which may refuse it, or close
 /// idle ones to make room), marks it busy from a request's first byte to the end of its response, and closes it
 /// when a request's head has not arrived whole within the header timeout, however steadily its bytes trickle in
-/// (an idle timeout never fires on a client that sends a byte a second).
+/// (an idle timeout never fires on a client that sends a byte a second); tells the connection's
+/// ``ClientDeparture`` when its client has gone.
 final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -13,6 +14,7 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let registry: ConnectionRegistry
     private let headerTimeout: TimeAmount
+    private let departure: ClientDeparture
     private var ticket: ConnectionRegistry.Ticket?
     /// Between a request's first byte and the end of its response.
     private var busy = false
@@ -24,9 +26,10 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
     private static let refusalDrain: TimeAmount = .seconds(2)
     private var headDeadline: Scheduled<Void>?
 
-    init(registry: ConnectionRegistry, headerTimeout: TimeAmount) {
+    init(registry: ConnectionRegistry, headerTimeout: TimeAmount, departure: ClientDeparture) {
         self.registry = registry
         self.headerTimeout = headerTimeout
+        self.departure = departure
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -58,7 +61,15 @@ final class ConnectionWatch: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         leave()
+        departure.depart()
         context.fireChannelInactive()
+    }
+
+    /// The client closed its side: it has given up on whatever it asked (a request still being answered is
+    /// cancelled), as nginx takes a client's end of input.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { departure.depart() }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
