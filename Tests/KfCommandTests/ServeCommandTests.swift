@@ -150,6 +150,7 @@ import Testing
                 "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--root", root.path,
                 "--cache-dir", dir.path("cache"), "--log-level", "warning",
             ], in: dir)
+        defer { if serving.process.isRunning { serving.process.terminate() } }  // also when a step throws
         let fromOrigin = try await get(
             serving.baseURL
                 + "/unsafe/300x200/smart/filters:grayscale():format(webp)/127.0.0.1:\(origin.port)/photo.jpg")
@@ -170,6 +171,7 @@ import Testing
                 "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--root", root.path,
                 "--root-only", "--cache-dir", dir.path("cache2"), "--log-level", "warning",
             ], in: dir)
+        defer { if rootOnly.process.isRunning { rootOnly.process.terminate() } }
         #expect(try await get(rootOnly.baseURL + "/unsafe/300x200/127.0.0.1:\(origin.port)/photo.jpg").status == 404)
         #expect(try await get(rootOnly.baseURL + "/unsafe/100x100/local.jpg").status == 200)
         #expect(origin.hits("/photo.jpg") == 1)
