@@ -12,6 +12,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <time.h>
 #include "CVipsSymbols.h"
 
 // MARK: - Lifecycle and errors
@@ -215,8 +216,14 @@ static inline VipsImage *cvips_compute_in_memory(VipsImage *image, size_t strip_
     return cvips_compute_in_memory_until(image, strip_bytes, 0, NULL);
 }
 
-/// Now on the clock the deadlines above use: g_get_monotonic_time(), in microseconds.
-static inline gint64 cvips_monotonic_microseconds(void) { return g_get_monotonic_time(); }
+/// Now on the clock the deadlines above use, in microseconds: CLOCK_MONOTONIC, which is what g_get_monotonic_time()
+/// reads on Linux and macOS, read here without GLib so that a job can start its clock before (or without) libvips
+/// being loaded.
+static inline gint64 cvips_monotonic_microseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (gint64)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+}
 
 /// Converts from the embedded profile (or libvips' default for the colour space) to `profile`: a file path or
 /// one of libvips' built-in names ("srgb", "p3", "cmyk").
