@@ -7,6 +7,16 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// SwiftPM reads the pkg-config file of every system library target in the graph, used or not, and reports each flag
+// it refuses ("warning: prohibited flag(s)") to every package that depends on this one: gtk4's closure carries
+// graphene's -mfpmath=sse -msse -msse2 and GLib's -pthread. On Linux CGtk names a file of its own by path, gtk4's
+// include directories and libraries without those flags. (glib-2.0 and chafa, for CVips and CChafa, carry none.)
+#if os(Linux)
+let gtkPkgConfig = Context.packageDirectory + "/Sources/CGtk/CGtk.pc"
+#else
+let gtkPkgConfig = "gtk4"
+#endif
+
 let package = Package(
     name: "Kingfisher",
     products: [
@@ -111,10 +121,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // GTK 4 through pkg-config, plus a header of wrappers (GObject casts, closures on the main context).
+        // GTK 4, plus a header of wrappers (GObject casts, closures on the main context); its flags on Linux come from
+        // Sources/CGtk/CGtk.pc (see gtkPkgConfig above).
         .systemLibrary(
             name: "CGtk",
-            pkgConfig: "gtk4",
+            pkgConfig: gtkPkgConfig,
             providers: [.apt(["libgtk-4-dev"]), .brew(["gtk4"])]
         ),
         // The GTK 4 image view: KFImageView and its placeholders, indicators and transitions.

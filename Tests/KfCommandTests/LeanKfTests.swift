@@ -96,15 +96,21 @@ struct LeanKfTests {
         #expect(listed.stdout.contains("gallery") && listed.stdout.contains("view"), "\(listed.stdout)")
     }
 
-    @Test("without kf-gallery beside kf or on PATH, kf gallery says what to install")
-    func aMissingHelperIsAClearError() async throws {
+    @Test(
+        "without its executable beside kf or on PATH, kf gallery and kf view name the package to install",
+        arguments: [("gallery", "kf-gallery"), ("view", "kf-view")])
+    func aMissingHelperIsAClearError(subcommand: String, helper: String) async throws {
         let scratch = try TempDir()
         let alone = scratch.url.appendingPathComponent("kf")
         try FileManager.default.copyItem(at: Kf.executable, to: alone)
         let run = try await Kf.run(
-            ["gallery", "photo.jpg"], environment: ["PATH": scratch.url.path], executable: alone)
+            [subcommand, "photo.jpg"], environment: ["PATH": scratch.url.path], executable: alone)
         #expect(run.status != 0)
-        #expect(run.stderr.contains("kf-gallery") && run.stderr.contains("not installed"), "\(run.stderr)")
-        #expect(run.stderr.contains("--product kf-gallery"), "how to build it: \(run.stderr)")
+        #expect(run.stderr.contains(helper) && run.stderr.contains("not installed"), "\(run.stderr)")
+        #expect(run.stderr.contains("apt-get install \(helper)`"), "the package to install: \(run.stderr)")
+        #expect(
+            run.stderr.contains("apt-get install ./\(helper)_\(KingfisherVersion.string)_"),
+            "the file scripts/package makes: \(run.stderr)")
+        #expect(run.stderr.contains("--product \(helper)"), "how to build it in a checkout: \(run.stderr)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KfCommandKit
+import Kingfisher
 
 #if canImport(Glibc)
     import Glibc
@@ -28,6 +29,19 @@ enum HelperExecutable: String, CaseIterable {
         }
     }
 
+    /// Its Debian package's file, as scripts/package names it beside kf's (`kf-gallery_0.1.0_amd64.deb`): the
+    /// package has the helper's name, and kf's version, which it requires exactly.
+    var packageFile: String {
+        #if arch(x86_64)
+            let architecture = "amd64"
+        #elseif arch(arm64)
+            let architecture = "arm64"
+        #else
+            let architecture = "ARCH"
+        #endif
+        return "\(rawValue)_\(KingfisherVersion.string)_\(architecture).deb"
+    }
+
     /// The helper `arguments` (kf's own, without the program name) ask for, if any.
     static func asked(by arguments: [String]) -> HelperExecutable? {
         guard let first = arguments.first else { return nil }
@@ -54,8 +68,10 @@ enum HelperExecutable: String, CaseIterable {
     func run(arguments: [String]) throws(CommandFailure) -> Never {
         guard let path = location() else {
             throw CommandFailure(
-                "kf \(subcommand) runs \(rawValue) (\(needs)), which is not installed beside kf or on PATH; "
-                    + "build it with `swift build -c release --product \(rawValue)` and put it beside kf")
+                "kf \(subcommand) runs \(rawValue) (\(needs)), which is not installed beside kf or on PATH: "
+                    + "install its package, `apt-get install \(rawValue)` (or `apt-get install ./\(packageFile)`, "
+                    + "made by scripts/package beside kf's); from a checkout, build it with "
+                    + "`swift build -c release --product \(rawValue)` and put it beside kf")
         }
         fflush(nil)  // what kf wrote so far comes before the helper's output
         let argv = ([rawValue] + arguments).map { strdup($0) } + [nil]
