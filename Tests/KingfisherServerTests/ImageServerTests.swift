@@ -23,20 +23,6 @@ import Testing
         change
     }
 
-    private func withHarness(
-        allowOrigin: Bool = true, _ configure: (inout ImageServer.Configuration) -> Void = { _ in },
-        _ body: (ServerHarness) async throws -> Void
-    ) async throws {
-        let harness = try await ServerHarness.start(allowOrigin: allowOrigin, configure)
-        do {
-            try await body(harness)
-        } catch {
-            await harness.stop()
-            throw error
-        }
-        await harness.stop()
-    }
-
     @Test func aSignedURLGivesTheImageWithItsHeaders() async throws {
         try await withHarness { harness in
             harness.origin.route("/a.jpg", Self.cacheable)

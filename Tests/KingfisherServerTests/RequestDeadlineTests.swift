@@ -12,19 +12,6 @@ import Testing
         headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=3600")],
         body: ServerFixtures.png(width: 200, height: 150))
 
-    private func withHarness(
-        _ configure: (inout ImageServer.Configuration) -> Void = { _ in }, _ body: (ServerHarness) async throws -> Void
-    ) async throws {
-        let harness = try await ServerHarness.start(configure)
-        do {
-            try await body(harness)
-        } catch {
-            await harness.stop()
-            throw error
-        }
-        await harness.stop()
-    }
-
     @Test func aChainLongerThanTheLimitIs400BeforeAnythingIsFetched() async throws {
         try await withHarness { harness in
             harness.origin.route("/a.png", Self.picture)

@@ -42,11 +42,15 @@ struct InfoCommand: AsyncParsableCommand {
         let cache = try cacheOptions.makeCache()
         let session = CommandSession(cache: cache, concurrency: 4, logger: logging.bootstrap())
         let processor = processing.processor()
+        // The cache directory is listed once for every source's variants.
+        let cacheFiles = Set(
+            (try? FileManager.default.contentsOfDirectory(atPath: cache.diskStorage.directoryURL.path)) ?? [])
         var failed = false
         for text in sources {
             do {
                 let argument = try SourceArgument(text)
-                let info = try await describe(argument, session: session, processor: processor)
+                let info = try await describe(
+                    argument, session: session, processor: processor, cacheFiles: cacheFiles)
                 Console.out(json ? info.jsonLine : info.text)
             } catch {
                 failed = true
@@ -62,10 +66,9 @@ struct InfoCommand: AsyncParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    private func describe(_ argument: SourceArgument, session: CommandSession, processor: any ImageProcessor)
-        async throws
-        -> SourceInfo
-    {
+    private func describe(
+        _ argument: SourceArgument, session: CommandSession, processor: any ImageProcessor, cacheFiles: Set<String>
+    ) async throws -> SourceInfo {
         let key = argument.source.cacheKey
         // Read as the cache reads: a damaged file is removed and the source downloaded instead.
         let cachedOriginal = try? session.cache.diskStorage.value(forKey: key, extendingExpiration: .none)
@@ -84,7 +87,8 @@ struct InfoCommand: AsyncParsableCommand {
         }
         let image = try KFCrossPlatformImage(decoding: data)
         let identifier = processor.identifier
-        let variants = CachedVariant.all(forKey: key, processorIdentifier: identifier, in: session.cache)
+        let variants = CachedVariant.all(
+            forKey: key, processorIdentifier: identifier, in: session.cache, among: cacheFiles)
         var cacheType = CacheType.none
         var cacheFile: String?
         if let format {
@@ -117,14 +121,16 @@ struct CachedVariant: Encodable, Equatable {
     let quality: Int?
     let file: String
 
-    /// The cache files of `key` under `processorIdentifier`: the plain entry first, then the others by name.
-    static func all(forKey key: String, processorIdentifier: String, in cache: ImageCache) -> [CachedVariant] {
+    /// The cache files of `key` under `processorIdentifier`, found among `files` (the names in the cache's
+    /// directory): the plain entry first, then the others by name.
+    static func all(forKey key: String, processorIdentifier: String, in cache: ImageCache, among files: Set<String>)
+        -> [CachedVariant]
+    {
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: processorIdentifier)
         let plain = cache.diskStorage.cacheFileURL(forKey: computed)
         let directory = plain.deletingLastPathComponent()
         let base = plain.lastPathComponent
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0 == base || $0.hasPrefix(base + ".") }.sorted().compactMap { name in
+        return files.filter { $0 == base || $0.hasPrefix(base + ".") }.sorted().compactMap { name in
             let path = directory.appendingPathComponent(name).path
             guard name != base else { return CachedVariant(format: "original", quality: nil, file: path) }
             return CachedVariant(fileExtension: String(name.dropFirst(base.count + 1)), file: path)

@@ -123,3 +123,19 @@ final class ServerHarness: Sendable {
         try? FileManager.default.removeItem(at: cacheDirectory)
     }
 }
+
+/// Runs `body` with a started ``ServerHarness`` (configured by `configure`), and stops it whether `body` throws or
+/// not.
+func withHarness(
+    allowOrigin: Bool = true, _ configure: (inout ImageServer.Configuration) -> Void = { _ in },
+    _ body: (ServerHarness) async throws -> Void
+) async throws {
+    let harness = try await ServerHarness.start(allowOrigin: allowOrigin, configure)
+    do {
+        try await body(harness)
+    } catch {
+        await harness.stop()
+        throw error
+    }
+    await harness.stop()
+}
