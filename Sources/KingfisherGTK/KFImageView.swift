@@ -203,7 +203,7 @@ public final class KFImageView: KingfisherImageTarget {
             let stage = self.stage
             let canvas = self.canvas
             // The image becomes drawable off the main loop, then is shown there unless a newer one came meanwhile.
-            Self.pictureQueue.async { [weak self] in
+            pictureQueue.async { [weak self] in
                 let fitting = stage.drawnAs.withLock { $0 }
                 let picture = PictureDelivery(Stage.Picture(newValue, preparedFor: fitting))
                 GTKMainContext.perform { [weak self] in
@@ -220,9 +220,9 @@ public final class KFImageView: KingfisherImageTarget {
         }
     }
 
-    /// Where images are made drawable (converted for cairo, scaled to the drawn size), one at a time, off the main
-    /// loop.
-    static let pictureQueue = DispatchQueue(label: "com.onevcat.Kingfisher.KFImageView.pictures", qos: .userInitiated)
+    /// Where this view's images are made drawable (converted for cairo, scaled to the drawn size), in the order they
+    /// were set, off the main loop. The view's own: views never wait for each other's pictures.
+    private let pictureQueue = DispatchQueue(label: "com.onevcat.Kingfisher.KFImageView.pictures", qos: .userInitiated)
 
     // MARK: - Transitions
 
@@ -257,7 +257,7 @@ public final class KFImageView: KingfisherImageTarget {
             view: self, generation: mine, kind: kind, duration: max(0.001, duration), completion: completion)
         let stage = self.stage
         let canvas = self.canvas
-        Self.pictureQueue.async { [weak self] in
+        pictureQueue.async { [weak self] in
             let fitting = stage.drawnAs.withLock { $0 }
             let pictures = PictureDelivery(
                 Stage.Picture(newImage, preparedFor: fitting), Stage.Picture(oldImage, preparedFor: fitting))

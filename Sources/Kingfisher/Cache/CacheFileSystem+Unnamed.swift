@@ -1,6 +1,5 @@
 import CFileAttributes
 import Foundation
-import KingfisherLocking
 
 #if canImport(Glibc)
     import Glibc
@@ -9,9 +8,6 @@ import KingfisherLocking
 #endif
 
 extension CacheFileSystem {
-    /// Whether writes try unnamed files first (tests turn it off to check the other route).
-    static let writesUnnamedFiles = Locked(true)
-
     /// Writes `data` as the file at `path` in `directory` through a file without a name (Linux's `O_TMPFILE`),
     /// filled, dated and checksummed, then linked to `path`: a reader sees no file or the whole one, as with a
     /// temporary file renamed into place, but the directory changes once instead of three times (a name made, then
@@ -25,7 +21,6 @@ extension CacheFileSystem {
         atPath path: String, inDirectory directory: String, data: Data, lastAccess: Date, expiresAt: Date,
         checksum: UInt32?
     ) throws(POSIXErrorBox) -> Bool {
-        guard writesUnnamedFiles.withLock({ $0 }) else { return false }
         let descriptor = cfile_open_unnamed(directory, 0o644)
         guard descriptor >= 0 else {
             let error = POSIXErrorBox.current()

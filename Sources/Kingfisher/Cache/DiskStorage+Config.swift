@@ -42,6 +42,12 @@ extension DiskStorage {
         /// this storage runs. `600` by default; `0` turns the timer off. Read when the cache is created. Ours.
         public var sweepInterval: TimeInterval = 600
 
+        /// How many disk reads and writes of the storage run at once on its threads (an ``ImageCache`` over it does
+        /// all its disk work there): enough to keep a disk busy, few enough that a burst of lookups never piles up
+        /// threads (a concurrent dispatch queue grows to 64 when its jobs block in the file system). `4` by default;
+        /// values below 1 count as 1. Read when the storage is created. Ours.
+        public var ioConcurrency = 4
+
         /// The clock that decides expiration and access order. `Date.init` by default; ours, so tests can move time.
         public var now: @Sendable () -> Date = { Date() }
 

@@ -69,8 +69,9 @@ enum CacheFileSystem {
     }
 
     /// Reads the regular file at `path` whole, with its metadata and stored checksum; `nil` when there is no file
-    /// (or something other than a regular file) there.
-    static func read(atPath path: String) throws(POSIXErrorBox) -> CacheFileContents? {
+    /// (or something other than a regular file) there. A large file is read into a buffer from `buffers`, which
+    /// takes it back when the bytes are released.
+    static func read(atPath path: String, buffers: MappingPool? = nil) throws(POSIXErrorBox) -> CacheFileContents? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -83,19 +84,19 @@ enum CacheFileSystem {
         guard meta.isRegularFile else { return nil }
         let size = Int(meta.size)
         let data: Data
-        if size >= pooledReadMinimum, let mapping = MappingPool.shared.take(capacity: size) {
+        if size >= pooledReadMinimum, let buffers, let mapping = buffers.take(capacity: size) {
             // A kept mapping's pages are in place already: no page faults, no zeroing, no unmapping afterwards
             // (a fresh buffer of a photo's size cost more than reading the file into it, `perf record`).
             let length: Int
             do {
                 length = try readAll(descriptor, into: UnsafeMutableRawBufferPointer(start: mapping.base, count: size))
             } catch {
-                MappingPool.shared.give(base: mapping.base, capacity: mapping.capacity)
+                buffers.give(base: mapping.base, capacity: mapping.capacity)
                 throw error
             }
             data = Data(
                 bytesNoCopy: mapping.base, count: length,
-                deallocator: .custom { _, _ in MappingPool.shared.give(base: mapping.base, capacity: mapping.capacity) }
+                deallocator: .custom { _, _ in buffers.give(base: mapping.base, capacity: mapping.capacity) }
             )
         } else {
             var buffer = Data(count: size)

@@ -27,13 +27,19 @@ public enum DiskStorage {
             /// `false` while the directory could not be created when the storage was made (until a write makes it).
             var directoryReady = true
             var logger: Logger?
+            /// Whether writes try an unnamed file first (tests turn it off to check the other route).
+            var writesUnnamedFiles = true
         }
 
         /// The directory the files are in.
         public let directoryURL: URL
         let state: Locked<State>
-        /// Where the clean-up of the temporaries of writes abandoned before the storage was opened runs.
-        let openingQueue = DispatchQueue(label: "com.onevcat.Kingfisher.DiskStorage.opening", qos: .utility)
+        /// Where the storage's disk work runs when it is not called directly: its own bounded threads
+        /// (``Config/ioConcurrency``), used by an ``ImageCache`` over it for every read, write, removal and sweep,
+        /// and by the storage for the clean-up of writes abandoned before it was opened.
+        let io: DiskIO
+        /// Released buffers of large files read, kept for the next reads of this storage.
+        let readBuffers = MappingPool(maximumBytes: 16 << 20)
 
         /// Creates a storage and its directory.
         /// - Throws: ``KingfisherError/CacheErrorReason/cannotCreateDirectory(path:error:)``.
@@ -51,6 +57,7 @@ public enum DiskStorage {
         public init(noThrowConfig config: Config, creatingDirectory: Bool) {
             self.directoryURL = config.directoryURL
             self.state = Locked(State(config: config))
+            self.io = DiskIO(limit: max(1, config.ioConcurrency))
             if creatingDirectory {
                 do {
                     try prepareDirectory()
@@ -59,7 +66,14 @@ public enum DiskStorage {
                 }
             }
             // Writes a killed process left half done: found with a directory listing, so not on the caller's thread.
-            openingQueue.async { [weak self] in self?.removeAbandonedTemporaries() }
+            io.submit { [weak self] in self?.removeAbandonedTemporaries() }
+        }
+
+        /// Whether writes try a file without a name linked into place first (`true`), or always write through a
+        /// temporary name renamed into place (tests check both routes).
+        package var writesUnnamedFiles: Bool {
+            get { state.withLock { $0.writesUnnamedFiles } }
+            set { state.withLock { $0.writesUnnamedFiles = newValue } }
         }
 
         /// The configuration. Changing the name or directory does not move ``directoryURL``.
@@ -176,7 +190,7 @@ public enum DiskStorage {
         {
             let contents: CacheFileContents?
             do {
-                contents = try CacheFileSystem.read(atPath: fileURL.path)
+                contents = try CacheFileSystem.read(atPath: fileURL.path, buffers: readBuffers)
             } catch {
                 var info = stat()
                 guard stat(fileURL.path, &info) == 0 else {
@@ -276,8 +290,9 @@ public enum DiskStorage {
             _ data: Data, to url: URL, lastAccess: Date, expiresAt: Date, checksum: UInt32?
         ) throws {
             do {
-                if try CacheFileSystem.writeUnnamedFile(
-                    atPath: url.path, inDirectory: directoryURL.path, data: data, lastAccess: lastAccess,
+                if state.withLock({ $0.writesUnnamedFiles }),
+                    try CacheFileSystem.writeUnnamedFile(
+                        atPath: url.path, inDirectory: directoryURL.path, data: data, lastAccess: lastAccess,
                     expiresAt: expiresAt, checksum: checksum)
                 {
                     return

@@ -40,13 +40,10 @@ public final class ImageCache: Sendable {
         set { diskStorage.logger = newValue }
     }
 
-    /// Where disk I/O runs: ``diskIOLimit`` threads of the cache's own; shared jobs for reads and writes, exclusive
-    /// ones for removals and sweeps. The retrievals' decoding and encoding run on a ``DecodeStage``, never here.
-    let io = DiskIO(limit: ImageCache.diskIOLimit)
-    /// How many disk reads and writes of one cache run at once: enough to keep a disk busy, few enough that a
-    /// burst of lookups never piles up threads (a concurrent dispatch queue grows to 64 threads when its jobs block
-    /// in the file system).
-    static let diskIOLimit = 4
+    /// Where disk I/O runs: the disk storage's threads (``DiskStorage/Config/ioConcurrency``); shared jobs for reads
+    /// and writes, exclusive ones for removals and sweeps. The retrievals' decoding and encoding run on a
+    /// ``DecodeStage``, never here.
+    var io: DiskIO { diskStorage.io }
     /// Where the cache's own callers' disk hits are decoded and their disk bytes encoded (a manager's retrievals
     /// bring the manager's stage): threads of the cache's own, started on first use.
     let decoder = DecodeStage(threads: ImageEngine.Configuration.default.decodeConcurrency)

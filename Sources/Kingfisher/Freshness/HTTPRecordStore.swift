@@ -19,10 +19,10 @@ final class HTTPRecordStore: Sendable {
     private let recent = Locked<[String: HTTPCacheRecord]>([:])
     /// One lock per stripe of keys, held while a record is read from its file or changed: a change of one record
     /// (read, changed, written) is then alone among the reads and changes of that record without holding up the
-    /// cache's other disk jobs, and a read never puts an older record back in memory after a change. (Plain locks:
-    /// a `Locked<Void>`'s value has no size, so its address is the next object's, which ThreadSanitizer then sees
-    /// as raced.)
-    private let keyLocks = (0..<32).map { _ in NSLock() }
+    /// cache's other disk jobs, and a read never puts an older record back in memory after a change. Each counts
+    /// the changes made under it (a value with a size: a `Locked<Void>`'s value would share its address with the
+    /// next object's, which ThreadSanitizer then sees as raced).
+    private let keyLocks = (0..<32).map { _ in Locked(0) }
 
     /// The record of `key` in `cache`; `nil` when there is none (or it cannot be read). Read on the cache's I/O
     /// threads when it is not in memory.
@@ -106,11 +106,14 @@ final class HTTPRecordStore: Sendable {
             fromDisk: true, reporting: { _ in })
     }
 
-    private func withKeyLock<Result>(_ key: String, _ body: () -> Result) -> Result {
+    private func withKeyLock<Result: Sendable>(_ key: String, _ body: () -> Result) -> Result {
         var hasher = Hasher()
         hasher.combine(key)
         let stripe = Int(UInt(bitPattern: hasher.finalize()) % UInt(keyLocks.count))
-        return keyLocks[stripe].withLock { body() }
+        return keyLocks[stripe].withLock { held in
+            held &+= 1
+            return body()
+        }
     }
 
     /// Forgets every record kept in memory (when the disk cache is cleared).

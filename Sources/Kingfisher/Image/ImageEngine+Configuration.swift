@@ -1,6 +1,5 @@
 public import Foundation
 import KingfisherLocking
-import NIOPosix
 
 extension ImageEngine {
     /// The limits and the resources of decoding: what a ``KingfisherManager``, an ``ImageDownloader`` or an
@@ -67,35 +66,31 @@ extension ImageEngine {
             shared.withLock { change(&$0) }
         }
 
-        /// The configuration the decode running on this thread was started with (the executor sets it for the
-        /// work it runs), else ``default``.
+        /// The configuration the work running in this task was started with (its decode stage binds it for the
+        /// job), else ``default``.
         static var current: Configuration {
-            running.currentValue?.configuration ?? .default
+            applied?.configuration ?? .default
         }
 
-        /// The decode-stage job running on this thread (its whole-job deadline, whether it was abandoned), if any.
+        /// The decode-stage job running in this task (its whole-job deadline, whether it was abandoned), if any.
         static var currentRun: ProcessingRun? {
-            running.currentValue?.run
+            applied?.run
         }
 
-        /// Runs `body` with `configuration` as ``current`` on this thread, as the job `run` when one is given.
+        /// Runs `body` with `configuration` as ``current`` for the calling task (and for code it calls on this
+        /// thread), as the job `run` when one is given.
         static func applying<T>(_ configuration: Configuration?, run: ProcessingRun? = nil, _ body: () -> T) -> T {
             guard let configuration else { return body() }
-            let previous = running.currentValue
-            running.currentValue = Applied(configuration: configuration, run: run ?? previous?.run)
-            defer { running.currentValue = previous }
-            return body()
+            return $applied.withValue(Applied(configuration: configuration, run: run ?? applied?.run)) { body() }
         }
 
-        private final class Applied: Sendable {
+        private struct Applied: Sendable {
             let configuration: Configuration
             let run: ProcessingRun?
-            init(configuration: Configuration, run: ProcessingRun?) {
-                self.configuration = configuration
-                self.run = run
-            }
         }
 
-        private static let running = ThreadSpecificVariable<Applied>()
+        /// What the job in progress applies: bound by ``applying(_:run:_:)`` for one job's extent, in the task that
+        /// runs it, never shared between owners or jobs (a task-local value, not a thread's or the process's).
+        @TaskLocal private static var applied: Applied?
     }
 }

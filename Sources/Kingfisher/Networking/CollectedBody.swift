@@ -18,11 +18,14 @@ struct CollectedBody: ~Copyable {
     private var joined: Data?
     private var mapped: MappedBuffer?
     private let expectedLength: Int64
+    /// Where a large body's mapping comes from and goes back to: its downloader's.
+    private let buffers: MappingPool
     /// Bytes received so far.
     private(set) var count = 0
 
-    init(expectedLength: Int64) {
+    init(expectedLength: Int64, buffers: MappingPool) {
         self.expectedLength = expectedLength
+        self.buffers = buffers
     }
 
     mutating func append(_ chunk: ByteBuffer) {
@@ -37,7 +40,7 @@ struct CollectedBody: ~Copyable {
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         if joined == nil, mapped == nil {
-            if expectedLength >= MappedBuffer.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength)) {
+            if expectedLength >= MappedBuffer.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength), from: buffers) {
                 mapped = buffer
             } else {
                 joined = Data(capacity: max(bytes.count, Int(clamping: max(0, expectedLength))))
@@ -72,17 +75,19 @@ private final class MappedBuffer {
 
     private let base: UnsafeMutableRawPointer
     private let capacity: Int
+    private let pool: MappingPool
     private var used = 0
     private var handedOver = false
 
-    init?(capacity: Int) {
-        guard capacity > 0, let mapping = MappingPool.shared.take(capacity: capacity) else { return nil }
+    init?(capacity: Int, from pool: MappingPool) {
+        guard capacity > 0, let mapping = pool.take(capacity: capacity) else { return nil }
         base = mapping.base
         self.capacity = mapping.capacity
+        self.pool = pool
     }
 
     deinit {
-        if !handedOver { MappingPool.shared.give(base: base, capacity: capacity) }
+        if !handedOver { pool.give(base: base, capacity: capacity) }
     }
 
     /// Appends `bytes` if they fit; `false` (and nothing appended) if they do not.
@@ -101,9 +106,8 @@ private final class MappedBuffer {
     func handOver() -> Data {
         precondition(!handedOver, "a mapped body is handed over once")
         handedOver = true
-        let (base, capacity) = (self.base, self.capacity)
+        let (base, capacity, pool) = (self.base, self.capacity, self.pool)
         return Data(
-            bytesNoCopy: base, count: used,
-            deallocator: .custom { _, _ in MappingPool.shared.give(base: base, capacity: capacity) })
+            bytesNoCopy: base, count: used, deallocator: .custom { _, _ in pool.give(base: base, capacity: capacity) })
     }
 }

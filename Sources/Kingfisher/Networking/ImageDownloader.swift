@@ -46,6 +46,8 @@ open class ImageDownloader: @unchecked Sendable {
     /// Where the images of the downloader's own callers are decoded and processed (a manager's retrievals bring
     /// the manager's stage): threads of the downloader's own, started on first use.
     let decoder: DecodeStage
+    /// Released buffers of large response bodies, kept for the next bodies of this downloader.
+    let bodyBuffers = MappingPool(maximumBytes: 16 << 20)
     private let settings: Locked<Settings>
 
     struct Settings {

@@ -1,6 +1,5 @@
 import CoreMetrics
 import Foundation
-import KingfisherLocking
 
 /// The names of the metrics the package reports through swift-metrics, and the helpers that make them.
 ///
@@ -18,7 +17,7 @@ import KingfisherLocking
 /// | `kingfisher_disk_reads_coalesced_total` | counter | `cache` |
 /// | `kingfisher_disk_write_failures_total` | counter | `cache` |
 /// | `kingfisher_processing_duration_seconds` | timer | `stage` (`download`, `provider`, `original`, `disk`, `encode`; `header`: a prefetch's header check, nothing decoded) |
-/// | `kingfisher_decode_queue_depth` | gauge | none |
+/// | `kingfisher_decode_queue_depth` | meter (a gauge moved up and down; a backend sums the stages) | none |
 enum MetricName {
     static let downloads = "kingfisher_downloads_total"
     static let downloadBytes = "kingfisher_download_bytes_total"
@@ -57,6 +56,10 @@ struct MetricsSink: Sendable {
         Gauge(label: label, dimensions: dimensions, factory: factory)
     }
 
+    func meter(_ label: String, _ dimensions: [(String, String)]) -> Meter {
+        Meter(label: label, dimensions: dimensions, factory: factory)
+    }
+
     /// The timer of a processing stage (see ``MetricName/processingDuration``).
     func processingTimer(stage: String) -> CoreMetrics.Timer {
         timer(MetricName.processingDuration, [("stage", stage)])
@@ -76,27 +79,6 @@ extension CoreMetrics.Timer {
         let (seconds, attoseconds) = duration.components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         recordNanoseconds(overflow ? Int64.max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).0)
-    }
-}
-
-/// How many bodies the decode stages hold, waiting or running: `kingfisher_decode_queue_depth`, summed over every
-/// owner's stage in the process (no dimension); it is made with the factory current where the work is submitted.
-enum DecodeQueueDepth {
-    /// Recorded under the lock, so that the last value a backend sees is the current depth.
-    private static let depth = Locked(0)
-
-    /// A body was submitted.
-    static func enter() { change(by: 1) }
-
-    /// A body finished.
-    static func leave() { change(by: -1) }
-
-    private static func change(by delta: Int) {
-        let gauge = Gauge(label: MetricName.decodeQueueDepth, dimensions: [], factory: MetricsSystem.factory)
-        depth.withLock { depth in
-            depth += delta
-            gauge.record(depth)
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import KingfisherLocking
 
@@ -24,10 +25,14 @@ final class DecodeStage: Sendable {
     private let readAhead: Limiter
     /// How many bodies per decode thread may be read ahead of their decode.
     static let readAheadPerThread = 2
+    /// The bodies this stage holds, waiting or running (``MetricName/decodeQueueDepth``): added as they enter,
+    /// taken away as they leave, so the backend sums every owner's stage without a lock between them.
+    private let depth: Meter
 
-    init(threads: Int) {
+    init(threads: Int, metrics: MetricsSink = MetricsSink()) {
         lane = DecodeLane(threads: threads)
         readAhead = Limiter(limit: threads * Self.readAheadPerThread)
+        depth = metrics.meter(MetricName.decodeQueueDepth, [])
     }
 
     /// How many decodes run at once (the lane's threads): changing it takes effect for the work that waits and
@@ -60,8 +65,8 @@ final class DecodeStage: Sendable {
         _ body: @escaping @Sendable () -> T
     ) async -> T {
         let work = prepare(engine, body)
-        DecodeQueueDepth.enter()
-        defer { DecodeQueueDepth.leave() }
+        depth.increment()
+        defer { depth.decrement() }
         guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
             return await hand(work, to: queue)
         }
@@ -76,8 +81,8 @@ final class DecodeStage: Sendable {
         stoppedBy stop: PermitStop? = nil, _ body: @escaping @Sendable () -> T
     ) async -> T? {
         let work = prepare(engine, stoppedBy: stop, stopsWhenCancelled: true, body)
-        DecodeQueueDepth.enter()
-        defer { DecodeQueueDepth.leave() }
+        depth.increment()
+        defer { depth.decrement() }
         guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
             return await handUnlessCancelled(work, to: queue, stoppedBy: stop)
         }

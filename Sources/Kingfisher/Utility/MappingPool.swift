@@ -11,15 +11,22 @@ import KingfisherLocking
 /// that walks them again: 120 photos of ~1 MB spent about a sixth of the downloader's CPU time there (`perf record`
 /// of `kf prefetch --original`, BENCHMARKS.md). A kept mapping's pages are already in place. A mapping is reused
 /// for a body that needs at least half of it, so no body holds more than twice its size.
+///
+/// Each owner has its own (a ``DiskStorage/Backend`` for the files it reads): a buffer goes back to the pool it came
+/// from, which lives as long as any of its buffers does.
 final class MappingPool: Sendable {
-    static let shared = MappingPool(maximumBytes: 16 << 20)
-
     /// The most bytes kept in released mappings; what does not fit is unmapped.
     let maximumBytes: Int
     private let kept = Locked<[(address: UInt, capacity: Int)]>([])
 
     init(maximumBytes: Int) {
         self.maximumBytes = maximumBytes
+    }
+
+    deinit {
+        for mapping in kept.withLock({ $0 }) {
+            if let base = UnsafeMutableRawPointer(bitPattern: mapping.address) { munmap(base, mapping.capacity) }
+        }
     }
 
     /// Bytes kept now.

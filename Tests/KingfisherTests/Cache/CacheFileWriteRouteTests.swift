@@ -9,7 +9,7 @@ import Testing
 /// Cache files are written through a file without a name linked into place (`O_TMPFILE`), or, where the system
 /// has none, through a temporary name renamed into place: either way the file has its bytes, checksum and dates,
 /// a replaced file is replaced whole, and no other name is left in the directory.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)))
 struct CacheFileWriteRouteTests {
     private func checksumAttribute(of url: URL) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 16)
@@ -21,14 +21,10 @@ struct CacheFileWriteRouteTests {
 
     @Test(arguments: [true, false])
     func bothRoutesWriteTheWholeFileAndLeaveNoOtherName(unnamed: Bool) async throws {
-        let previous = CacheFileSystem.writesUnnamedFiles.withLock { route in
-            defer { route = unnamed }
-            return route
-        }
-        defer { CacheFileSystem.writesUnnamedFiles.withLock { $0 = previous } }
         try await withTemporaryDirectory { directory in
             let clock = TestClock()
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory, clock: clock))
+            disk.writesUnnamedFiles = unnamed
             for (round, value) in [Fixtures.jpeg(width: 64, height: 48), Fixtures.png(width: 20, height: 10)]
                 .enumerated()
             {

@@ -6,6 +6,9 @@ import Testing
 
 @Suite("Response bodies gathered into Data")
 struct CollectedBodyTests {
+    /// The buffers a downloader keeps for its bodies.
+    private let buffers = MappingPool(maximumBytes: 16 << 20)
+
     private func buffer(_ bytes: [UInt8], capacity: Int? = nil) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: capacity ?? bytes.count)
         buffer.writeBytes(bytes)
@@ -19,7 +22,7 @@ struct CollectedBodyTests {
     @Test("one piece comes out as its bytes")
     func onePiece() {
         let body = bytes(300_000, seed: 1)
-        var collected = CollectedBody(expectedLength: Int64(body.count))
+        var collected = CollectedBody(expectedLength: Int64(body.count), buffers: buffers)
         collected.append(buffer(body))
         #expect(collected.count == body.count)
         let data = collected.takeData()
@@ -30,7 +33,7 @@ struct CollectedBodyTests {
     func severalPieces() {
         let pieces = [bytes(70_000, seed: 2), bytes(1, seed: 3), bytes(250_000, seed: 4)]
         for expected: Int64 in [-1, 320_001, 10] {
-            var collected = CollectedBody(expectedLength: expected)
+            var collected = CollectedBody(expectedLength: expected, buffers: buffers)
             for piece in pieces { collected.append(buffer(piece)) }
             #expect(collected.count == 320_001)
             let data = collected.takeData()
@@ -45,7 +48,7 @@ struct CollectedBodyTests {
         let small = whole.getSlice(at: 1000, length: 5000)!
         let large = whole.getSlice(at: 1000, length: 600_000)!
         for piece in [small, large] {
-            var collected = CollectedBody(expectedLength: -1)
+            var collected = CollectedBody(expectedLength: -1, buffers: buffers)
             collected.append(piece)
             let data = collected.takeData()
             #expect(data == Data(piece.readableBytesView))
@@ -54,8 +57,8 @@ struct CollectedBodyTests {
 
     @Test("nothing or only empty pieces give empty data")
     func empty() {
-        #expect(CollectedBody(expectedLength: -1).takeData().isEmpty)
-        var collected = CollectedBody(expectedLength: -1)
+        #expect(CollectedBody(expectedLength: -1, buffers: buffers).takeData().isEmpty)
+        var collected = CollectedBody(expectedLength: -1, buffers: buffers)
         collected.append(ByteBuffer())
         collected.append(ByteBuffer())
         #expect(collected.count == 0)
@@ -68,7 +71,7 @@ struct CollectedBodyTests {
         let pieces = (0..<6).map { bytes(400_000 + $0, seed: $0) }
         let total = pieces.map(\.count).reduce(0, +)
         for declared in [total, total - 500_000, total + 10, 2_000_000] {
-            var collected = CollectedBody(expectedLength: Int64(declared))
+            var collected = CollectedBody(expectedLength: Int64(declared), buffers: buffers)
             for piece in pieces { collected.append(buffer(piece)) }
             #expect(collected.count == total)
             let data = collected.takeData()
@@ -105,7 +108,7 @@ struct CollectedBodyTests {
         let long = bytes(1_600_000, seed: 7)
         let short = bytes(1_100_000, seed: 8)
         for body in [long, short, long] {
-            var collected = CollectedBody(expectedLength: Int64(body.count))
+            var collected = CollectedBody(expectedLength: Int64(body.count), buffers: buffers)
             collected.append(buffer(Array(body[..<300_000])))
             collected.append(buffer(Array(body[300_000...])))
             let data = collected.takeData()

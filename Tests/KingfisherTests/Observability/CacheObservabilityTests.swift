@@ -40,9 +40,10 @@ struct CacheObservabilityTests {
                 #expect(metrics.recordedCount("kingfisher_processing_duration_seconds", [("stage", "disk")]) == 1)
                 #expect(metrics.recordedCount("kingfisher_processing_duration_seconds", [("stage", "encode")]) == 1)
                 #expect(f.server.hits("/a.png") == 1)
-                // The decode executor's depth was recorded as work entered it (other suites' work may share it)
-                let depth = try metrics.expectGauge("kingfisher_decode_queue_depth")
+                // The decode stage's depth went up as work entered it and back down as it left
+                let depth = try metrics.expectMeter("kingfisher_decode_queue_depth")
                 #expect(depth.values.contains { $0 >= 1 })
+                #expect(depth.lastValue == 0)
             }
         }
     }
