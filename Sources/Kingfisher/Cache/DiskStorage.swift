@@ -293,7 +293,7 @@ public enum DiskStorage {
                 if state.withLock({ $0.writesUnnamedFiles }),
                     try CacheFileSystem.writeUnnamedFile(
                         atPath: url.path, inDirectory: directoryURL.path, data: data, lastAccess: lastAccess,
-                    expiresAt: expiresAt, checksum: checksum)
+                        expiresAt: expiresAt, checksum: checksum)
                 {
                     return
                 }

@@ -40,7 +40,9 @@ struct CollectedBody: ~Copyable {
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         if joined == nil, mapped == nil {
-            if expectedLength >= MappedBuffer.minimumSize, let buffer = MappedBuffer(capacity: Int(expectedLength), from: buffers) {
+            if expectedLength >= MappedBuffer.minimumSize,
+                let buffer = MappedBuffer(capacity: Int(expectedLength), from: buffers)
+            {
                 mapped = buffer
             } else {
                 joined = Data(capacity: max(bytes.count, Int(clamping: max(0, expectedLength))))

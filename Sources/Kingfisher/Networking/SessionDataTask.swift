@@ -131,7 +131,8 @@ extension SessionDataTask {
         body.withLock { body in
             switch consume body {
             case .receiving(var collected):
-                var current = collected.take()
+                var current =
+                    collected.take()
                     ?? CollectedBody(expectedLength: expectedLength, buffers: downloader.bodyBuffers)
                 append(&current)
                 let count = current.count

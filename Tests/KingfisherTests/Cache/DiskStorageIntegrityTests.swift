@@ -268,7 +268,8 @@ struct DiskStorageIntegrityTests {
         try await withTemporaryDirectory { directory in
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory))
             try disk.store(value: Data([1, 2, 3]), forKey: "kept")
-            await disk.io.perform(.exclusive) {}  // its opening's clean-up has run: what follows is removeExpiredValues'
+            // Its opening's clean-up has run: what follows is removeExpiredValues'
+            await disk.io.perform(.exclusive) {}
             let abandoned = ".kf-tmp-\(CacheTemporaryFile.hostTag)-\(try deadProcessID())-A"
             let live = ".kf-tmp-\(CacheTemporaryFile.hostTag)-\(getpid())-B"
             for name in [abandoned, live] {
