@@ -96,30 +96,6 @@ extension ImageCache {
         }
     }
 
-    /// The disk bytes of `image` for the pipeline's store: the options' serializer run on `decoder` (the cache's
-    /// own by default), never on the disk threads, so an encode does not hold up disk lookups. A serializer that
-    /// gives no bytes fails with `cannotSerializeImage` (logged).
-    func encodeForDisk(
-        _ image: KFCrossPlatformImage, original: Data?, forKey key: String, options: KingfisherParsedOptionsInfo,
-        on decoder: DecodeStage? = nil, engine: ImageEngine.Configuration? = nil
-    ) async -> Result<Data, KingfisherError> {
-        let serializer = options.cacheSerializer
-        let metrics = self.metrics
-        // On the executor's own threads: a `processingQueue` is where images are processed (as in Kingfisher, whose
-        // encode runs on the cache's queue), not where the cache's bytes are made.
-        let data = await (decoder ?? self.decoder).run(on: nil, engine: engine ?? self.engine) {
-            metrics.timeEncode { serializer.data(with: image, original: original) }
-        }
-        guard let data else {
-            let reason = KingfisherError.CacheErrorReason.cannotSerializeImage(
-                image: image, original: original, serializer: serializer)
-            let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-            logFailedWrite(.cacheError(reason: reason), computedKey: computed)
-            return .failure(.cacheError(reason: reason))
-        }
-        return .success(data)
-    }
-
     /// Queues the write of already-encoded bytes under `computedKey` on ``io`` now; `done` gets the
     /// failure, if any, on that queue.
     ///

@@ -143,7 +143,7 @@ extension ImageServer {
         if let data = retrieved.encodedData, !data.isEmpty {
             return remember(ServedImage(data: data), forKey: key, from: .made)
         }
-        if let data = try? cache.diskStorage.value(forKey: key), !data.isEmpty {
+        if let data = await cache.diskData(forComputedKey: key), !data.isEmpty {
             return remember(ServedImage(data: data), forKey: key, from: .made)
         }
         // The disk cache could not keep it (full, read-only): encode here and serve it all the same.

@@ -69,24 +69,6 @@ extension ImageRetrieval {
         } ?? StoreOutcome()
     }
 
-    /// The disk bytes of `image`: encoded on the decode stage; for an original-bytes retrieval, the serializer's
-    /// keeping of the bytes as they came, on this thread (nothing is encoded), where a serializer that needs the
-    /// image is no failure to log (the prefetcher loads such a source through the manager instead).
-    private func encoded(
-        _ image: KFCrossPlatformImage, original: Data?, key: String, options: KingfisherParsedOptionsInfo
-    ) async -> Result<Data, KingfisherError> {
-        guard case .originalBytes = mode else {
-            return await targetCache.encodeForDisk(
-                image, original: original, forKey: key, options: options, on: decoder, engine: engine)
-        }
-        let serializer = options.cacheSerializer
-        guard let data = serializer.data(with: image, original: original) else {
-            return .failure(
-                .cacheError(reason: .cannotSerializeImage(image: image, original: original, serializer: serializer)))
-        }
-        return .success(data)
-    }
-
     /// Encodes the image (when `toDisk`; the serializer gets the original bytes too) and writes it, the original
     /// with `keepOriginal`, and the response's record after them; waits for the writes with `waitForCache`.
     /// `originalChecksum` (the original's CRC-32C, when computed already) is the checksum of every file that
