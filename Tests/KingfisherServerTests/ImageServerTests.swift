@@ -169,6 +169,29 @@ import Testing
         }
     }
 
+    @Test func aResultOfAnOriginalHeldOnlyInMemoryKeepsItsFormatWithoutReadingAFile() async throws {
+        try await withHarness { harness in
+            harness.origin.route("/a.jpg", Self.cacheable)
+            harness.origin.route("/mark.jpg", Self.cacheable)
+            let markURL = harness.originImage("/mark.jpg")
+            // Given a JPEG fetched as a watermark: its original is in memory under its plain key
+            let watermarked = try await harness.request(
+                harness.unsafe("200x100/filters:watermark(\(markURL),10,10,0)", "/a.jpg"))
+            #expect(watermarked.status == 200)
+            // and no file of it left on disk
+            let files = try FileManager.default.contentsOfDirectory(
+                at: harness.cacheDirectory, includingPropertiesForKeys: nil)
+            for file in files { try FileManager.default.removeItem(at: file) }
+            // When a result of that JPEG itself is asked for, made from the original in memory
+            let result = try await harness.request(harness.unsafe("20x10", "/mark.jpg"))
+            // Then it is a JPEG, as its source, and the origin was not asked again
+            #expect(result.status == 200)
+            #expect(result.header("Content-Type") == "image/jpeg")
+            #expect(result.body.prefix(3) == Data([0xFF, 0xD8, 0xFF]))
+            #expect(harness.origin.hits("/mark.jpg") == 1)
+        }
+    }
+
     @Test func staleResultsAreRevalidatedWithTheOrigin() async throws {
         try await withHarness { harness in
             let conditional = Locked(0)

@@ -42,7 +42,8 @@ package enum ImageDecoder {
             animation: animation,
             animatedImageData: keepsData ? data : nil,
             sourceFrameCount: sourceFrames,
-            frameSource: frames
+            frameSource: frames,
+            decodedFormat: format
         )
     }
 
@@ -78,7 +79,8 @@ package enum ImageDecoder {
         }
         let (storage, pixels) = try decoded.get()
         VipsRuntime.releaseFreedMemory(afterDecoding: pixels)
-        return KFCrossPlatformImage(storage: storage, scale: scale, animation: nil, animatedImageData: nil)
+        return KFCrossPlatformImage(
+            storage: storage, scale: scale, animation: nil, animatedImageData: nil, decodedFormat: format)
     }
 
     /// The image that fits in `side` x `side`, upright, made by `finish` from a lazy one (`bytes` must outlive the

@@ -36,12 +36,17 @@ public final class KFCrossPlatformImage: Sendable {
     let frameSource: (any ImageFrameSource)?
     /// `KFCrossPlatformImage()`: no pixels. `storage` then holds one transparent pixel nobody reads.
     let isEmptyImage: Bool
+    /// The format of the bytes the image was decoded from, for an image decoded from bytes; `nil` for one made
+    /// otherwise (processed, drawn, built from pixels).
+    package let decodedFormat: ImageFormat?
     private let originalAnimatedData: Locked<Data?>
 
     init(
         storage: VipsImageHandle?, scale: CGFloat, animation: Animation?, animatedImageData: Data?,
-        sourceFrameCount: Int? = nil, frameSource: (any ImageFrameSource)? = nil, isEmptyImage: Bool = false
+        sourceFrameCount: Int? = nil, frameSource: (any ImageFrameSource)? = nil, isEmptyImage: Bool = false,
+        decodedFormat: ImageFormat? = nil
     ) {
+        self.decodedFormat = decodedFormat
         self.pixels = isEmptyImage ? nil : storage
         self.scale = scale.isFinite && scale > 0 ? scale : 1
         self.animation = animation

@@ -15,8 +15,8 @@ struct ResultSerializer: DefaultDecodingCacheSerializer {
     var maximumBytes: Int?
     /// How long a `max_bytes` search may take, from the first encoding: the engine's limit for the image's pixels.
     var timeLimit = ImageEngine.TimeLimit()
-    /// The source's format when the pipeline hands over no original bytes (a result made from a cached original,
-    /// as Kingfisher does it): read from the cached original's first bytes.
+    /// The source's format when the pipeline hands over no original bytes (a result made from an original held in
+    /// memory, as Kingfisher does it): the format that image was decoded from.
     var sourceFormat: @Sendable () -> ImageFormat? = { nil }
     /// Encodes an image in a format at a quality (1...100): libvips; tests count the encodings through it.
     var encode: @Sendable (KFCrossPlatformImage, ImageFormat, Int) -> Data? = { image, format, quality in

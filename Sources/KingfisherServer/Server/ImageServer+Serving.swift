@@ -122,11 +122,13 @@ extension ImageServer {
         if case .network(let resource) = source {
             try await sourceGuard.check(resource.downloadURL)
         }
-        // A result in the source's format made from a cached original gets no original bytes from the pipeline
-        // (Kingfisher's rule): the serializer reads the format from the cached original's first bytes instead.
+        // A result in the source's format made from an original held in memory gets no original bytes from the
+        // pipeline (Kingfisher's rule; one read from disk comes with its bytes): that image knows the format it was
+        // decoded from, and the serializer asks it, reading no file.
         var serializer = plan.serializer
-        let originalFile = cache.diskStorage.cacheFileURL(forKey: source.cacheKey)
-        serializer.sourceFormat = { Self.format(ofFileAt: originalFile) }
+        let memory = cache.memoryStorage
+        let originalKey = source.cacheKey
+        serializer.sourceFormat = { memory.value(forKey: originalKey, extendingExpiration: .none)?.decodedFormat }
         // The images the filters draw (watermarks), fetched as sources are: guarded, cached.
         var processor = plan.processor
         for url in Set(processor.filters.overlayURLs) {
@@ -152,15 +154,6 @@ extension ImageServer {
                 reason: .cannotSerializeImage(image: retrieved.image, original: nil, serializer: serializer))
         }
         return remember(ServedImage(data: data), forKey: key, from: .made)
-    }
-
-    /// The format of the image file at `url`, from its first bytes; `nil` when there is none.
-    private static func format(ofFileAt url: URL) -> ImageFormat? {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
-        defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 64), !head.isEmpty else { return nil }
-        let format = ImageFormat(sniffing: head)
-        return format == .unknown ? nil : format
     }
 
     private func remember(_ image: ServedImage, forKey key: String, from origin: ServerMetrics.ResultOrigin)
