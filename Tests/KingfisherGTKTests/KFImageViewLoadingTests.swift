@@ -204,8 +204,8 @@ struct KFImageViewLoadingTests {
         let finished = try Self.load(
             view, server.url("/missing.png"), options: [.keepCurrentImageWhileLoading, .onFailureImage(failure)])
         await server.waitForRequests("/missing.png")
-        // While loading: the old image stays on screen.
-        try await Task.sleep(for: .milliseconds(100))
+        // While loading: the old image stays on screen, frames after the request went out.
+        await ViewProbe.framesPass(seconds: 0.1)
         #expect(Self.colour(await onGTK { ViewProbe.renderedCentre(view) }) == 2)
         server.release("/missing.png")
         #expect(await waitOnGTK { finished.withLock { $0 } != nil })

@@ -199,7 +199,9 @@ struct KFImageViewTests {
         await onGTK { gtk_widget_set_visible(window.pointer, 0) }
         #expect(await waitOnGTK { gtk_widget_get_mapped(canvas.pointer) == 0 })
         let before = await onGTK { view.stage.player?.preparedCount ?? -1 }
-        try await Task.sleep(for: .milliseconds(900))
+        // Three frame delays of frame-clock time on the main loop (another window's frames): a player still
+        // stepping would have moved on and asked for frames meanwhile.
+        await ViewProbe.framesPass(seconds: 0.9)
         let after = await onGTK { view.stage.player?.preparedCount ?? -1 }
         #expect(before > 0 && before == after, "\(before) then \(after)")
         // Shown again, it plays on.

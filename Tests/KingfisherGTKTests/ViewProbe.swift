@@ -54,6 +54,27 @@ enum ViewProbe {
         }
     }
 
+    /// Returns once the main loop has run frames covering `seconds` of frame-clock time, counted by a window of its
+    /// own that ticks for it (then goes): the event after which something the frame clock drives (an animation's
+    /// steps, a redraw) would have shown itself, measured on that clock rather than as a wall-clock wait that a
+    /// stalled main loop passes without drawing a frame.
+    static func framesPass(seconds: Double) async {
+        let (_, window) = await presentedView(width: 8, height: 8)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            GTKMainContext.perform {
+                var first: Int64?
+                GTKCallbacks.addTick(to: window.pointer) { frameTime in
+                    let start = first ?? frameTime
+                    first = start
+                    guard frameTime - start >= Int64(seconds * 1_000_000) else { return true }
+                    continuation.resume()
+                    return false
+                }
+            }
+        }
+        await onGTK { gtk_window_destroy(cgtk_window(window.pointer)) }
+    }
+
     /// On the GTK thread: what `view` shows now, as straight RGBA rows.
     static func rendered(_ view: KFImageView) -> (pixels: [UInt8], width: Int, height: Int)? {
         var width: Int32 = 0

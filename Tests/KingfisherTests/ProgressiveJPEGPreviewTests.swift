@@ -1,8 +1,9 @@
 import Foundation
-import Kingfisher
 import KingfisherTestSupport
 import KingfisherLocking
 import XCTest
+
+@testable import Kingfisher
 
 /// `.progressiveJPEG`: previews of a progressive JPEG while it downloads, from the loopback server sending the file
 /// in paced pieces so that its scans arrive one after another.
@@ -91,8 +92,9 @@ final class ProgressiveJPEGPreviewTests: XCTestCase {
                 }
             }
             XCTAssertNotNil(try? result.get())
-            // Nothing may follow the result; give a late preview the time to show itself.
-            try await Task.sleep(for: .milliseconds(300))
+            // Nothing may follow the result: once the preview jobs queued before now have ended (the download's
+            // body is done, so no more are submitted), none can come.
+            await PreviewsSettled.drain(fixture.manager)
             let events = timeline.events
             XCTAssertGreaterThanOrEqual(events.count, 2, "\(events)")
             XCTAssertEqual(events.last, .final, "\(events)")
@@ -150,6 +152,8 @@ final class ProgressiveJPEGPreviewTests: XCTestCase {
             let timeline = Timeline()
             let owner = Owner()
             delegateRecording(progressive, into: timeline, owner: owner)
+            let downloads = DownloadEnds()
+            fixture.downloader.delegate = downloads
             let task = fixture.manager.retrievalTask(
                 with: fixture.server.url("/photo.jpg"), options: [.progressiveJPEG(progressive)])
             var iterator = task.previews.makeAsyncIterator()
@@ -165,8 +169,10 @@ final class ProgressiveJPEGPreviewTests: XCTestCase {
             } catch let error as KingfisherError {
                 XCTAssertTrue(error.isTaskCancelled, "\(error)")
             }
-            // Scans kept arriving for a while had the download gone on.
-            try await Task.sleep(for: .milliseconds(500))
+            // Once the download has ended (its previewer submits nothing more once its body has ended) and the
+            // preview jobs it queued have ended, no preview can come: none showed after the cancel.
+            await downloads.ended.wait(for: 1)
+            await PreviewsSettled.drain(fixture.manager)
             XCTAssertEqual(timeline.previewCount, seenAtCancel)
             withExtendedLifetime(owner) {}
         }

@@ -26,7 +26,7 @@ final class DiskSweeper: Sendable {
         var scheduled = false
         var listeners: [UInt64: AsyncStream<[String]>.Continuation] = [:]
         var nextListener: UInt64 = 0
-        var timer: Int?
+        var timer: (work: PeriodicWork, job: Int?)?
     }
 
     private let state = Locked(State())
@@ -42,15 +42,18 @@ final class DiskSweeper: Sendable {
             for listener in state.listeners.values { listener.finish() }
             return state.timer
         }
-        PeriodicWork.shared.cancel(timer)
+        timer?.work.cancel(timer?.job)
     }
 
-    /// Calls `tick` every `interval` seconds (a job of the library's periodic upkeep) until it returns `false` or
-    /// the sweeper goes away.
-    func startTimer(interval: TimeInterval, tick: @escaping @Sendable () -> Bool) {
-        let job = PeriodicWork.shared.every(interval, tick)
-        state.withLock { $0.timer = job }
+    /// Calls `tick` every `interval` seconds (a job of `work`, its cache's periodic upkeep) until it returns
+    /// `false` or the sweeper goes away.
+    func startTimer(on work: PeriodicWork, interval: TimeInterval, tick: @escaping @Sendable () -> Bool) {
+        let job = work.every(interval, tick)
+        state.withLock { $0.timer = (work, job) }
     }
+
+    /// The periodic sweep's job in its cache's periodic work; `nil` without a sweep interval.
+    var timerJob: Int? { state.withLock { $0.timer?.job } }
 
     /// Marks a sweep as scheduled; `false` when one is scheduled already.
     func claim() -> Bool {
@@ -124,9 +127,14 @@ extension ImageCache {
         if diskStorage.mayExceedSizeLimit { scheduleDiskSweep() }
     }
 
-    /// Starts the periodic sweep of ``DiskStorage/Config/sweepInterval``; it holds the cache weakly.
+    /// The cache's periodic upkeep: its memory storage's (see ``MemoryStorage/Backend/periodicWork``), which runs
+    /// the memory storage's expiry cleaning and the cache's periodic disk sweeps, and no other cache's.
+    var periodicWork: PeriodicWork { memoryStorage.periodicWork }
+
+    /// Starts the periodic sweep of ``DiskStorage/Config/sweepInterval`` on ``periodicWork``; it holds the cache
+    /// weakly.
     func startPeriodicSweeps() {
-        sweeper.startTimer(interval: diskStorage.config.sweepInterval) { [weak self] in
+        sweeper.startTimer(on: periodicWork, interval: diskStorage.config.sweepInterval) { [weak self] in
             guard let self else { return false }
             self.scheduleDiskSweep()
             return true

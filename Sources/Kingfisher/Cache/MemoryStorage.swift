@@ -8,8 +8,9 @@ public enum MemoryStorage {
     /// Every operation is O(1) under one lock (except ``removeExpired()``, which walks all values).
     /// When a store takes the storage over ``Config/totalCostLimit`` or ``Config/countLimit``, the least
     /// recently used values are evicted until it fits. Expired values are dropped every ``Config/cleanInterval``
-    /// seconds by the library's periodic upkeep (one task for the process); it needs no run loop and stops when the
-    /// backend is released.
+    /// seconds by the backend's periodic upkeep (a task of its own while it has a clean interval, shared with the
+    /// disk sweeps of the ``ImageCache`` it is given to); it needs no run loop and stops when the backend is
+    /// released.
     ///
     /// ```swift
     /// let memory = MemoryStorage.Backend<KFCrossPlatformImage>(config: .init(totalCostLimit: 100 << 20))
@@ -26,11 +27,20 @@ public enum MemoryStorage {
 
         private let state: Locked<State>
         private let cleaner = Locked<Int?>(nil)
+        /// The periodic upkeep its expiry cleaner is a job of: the backend's own, which an ``ImageCache`` given
+        /// the backend runs its disk sweeps on too.
+        let periodicWork: PeriodicWork
 
-        /// Creates a storage and starts its expiry cleaner (a job of the library's periodic upkeep).
-        public init(config: Config) {
+        /// Creates a storage and starts its expiry cleaner (a job of its own periodic upkeep).
+        public convenience init(config: Config) {
+            self.init(config: config, periodicWork: PeriodicWork())
+        }
+
+        /// Creates a storage whose expiry cleaner is a job of `periodicWork` (a test's manual clock).
+        init(config: Config, periodicWork: PeriodicWork) {
             self.state = Locked(State(config: config))
-            let job = PeriodicWork.shared.every(config.cleanInterval) { [weak self] in
+            self.periodicWork = periodicWork
+            let job = periodicWork.every(config.cleanInterval) { [weak self] in
                 guard let self else { return false }
                 self.removeExpired()
                 return true
@@ -39,10 +49,10 @@ public enum MemoryStorage {
         }
 
         deinit {
-            PeriodicWork.shared.cancel(cleaner.withLock { $0 })
+            periodicWork.cancel(cleaner.withLock { $0 })
         }
 
-        /// The expiry cleaner's job in ``PeriodicWork/shared``; `nil` without a clean interval.
+        /// The expiry cleaner's job in ``periodicWork``; `nil` without a clean interval.
         var cleanerJob: Int? { cleaner.withLock { $0 } }
 
         /// The limits and clock. Lowering a limit evicts at once.

@@ -16,6 +16,11 @@ struct PriorityQueue<Priority: Comparable, Element> {
 
     /// Removes and returns the element with the highest priority, the earliest among equals.
     mutating func popNext() -> Element? {
+        popNextWithPriority()?.element
+    }
+
+    /// Removes and returns the element ``popNext()`` would, with its priority.
+    mutating func popNextWithPriority() -> (priority: Priority, element: Element)? {
         guard var best = entries.indices.first else { return nil }
         for index in entries.indices.dropFirst() {
             let candidate = entries[index]
@@ -26,13 +31,18 @@ struct PriorityQueue<Priority: Comparable, Element> {
                 best = index
             }
         }
-        return entries.remove(at: best).element
+        let entry = entries.remove(at: best)
+        return (entry.priority, entry.element)
     }
 
-    /// Raises the priority of the first element `matches` picks to `priority` (never lowers it).
-    mutating func raise(to priority: Priority, where matches: (Element) -> Bool) {
-        guard let index = entries.firstIndex(where: { matches($0.element) }) else { return }
-        entries[index].priority = max(entries[index].priority, priority)
+    /// Raises the priority of the first element `matches` picks to `priority` (never lowers it); whether it rose.
+    @discardableResult
+    mutating func raise(to priority: Priority, where matches: (Element) -> Bool) -> Bool {
+        guard let index = entries.firstIndex(where: { matches($0.element) }), entries[index].priority < priority else {
+            return false
+        }
+        entries[index].priority = priority
+        return true
     }
 
     /// Removes and returns the first element `matches` picks.

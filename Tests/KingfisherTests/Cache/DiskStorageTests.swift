@@ -143,10 +143,11 @@ struct DiskStorageTests {
         try await withTemporaryDirectory { directory in
             // Given a storage with a 1000-byte limit and no cache over it
             let disk = try DiskStorage.Backend<Data>(config: diskConfig(directory, sizeLimit: 1000))
-            // When 12 files of 100 bytes are written
+            // When 12 files of 100 bytes are written (each write done when `store` returns)
             for index in 0..<12 { try disk.store(value: Data(count: 100), forKey: "\(index)") }
             // Then all of them stay (Kingfisher: trimming is `removeSizeExceededValues()`, called explicitly) ...
-            try await Task.sleep(for: .milliseconds(200))
+            // A storage has no upkeep of its own to trim later: timed sweeps are an ImageCache's job, on the
+            // cache's periodic work (ImageCacheDiskCleaningTests), so there is no later moment to wait for.
             #expect(cacheFiles(in: disk.directoryURL).count == 12)
             #expect(try disk.totalSize() == 1200)
             // ... until it is called

@@ -1,7 +1,8 @@
 import Foundation
-import Kingfisher
 import KingfisherLocking
 import XCTest
+
+@testable import Kingfisher
 
 /// The cache's disk cleaning as Kingfisher users see it: `KingfisherDidCleanDiskCache` with the removed hashes, the
 /// automatic sweeps that replace Kingfisher's app-lifecycle cleaning, and the storage leaving the size limit to them.
@@ -87,19 +88,22 @@ final class ImageCacheDiskCleaningTests: XCTestCase {
 
     func testTheCacheTimerSweepsExpiredFiles() async throws {
         try await withTemporaryDirectory { directory in
-            // Given a cache over a storage with a 50 ms sweep interval
+            // Given a cache over a storage with a two-minute sweep interval, its periodic work on a manual clock
             let clock = TestClock()
             var config = diskConfig(directory, clock: clock)
-            config.sweepInterval = 0.05
+            config.sweepInterval = 120
             let disk = try DiskStorage.Backend<Data>(config: config)
+            let work = PeriodicWork(timing: .manual)
             let cache = ImageCache(
-                memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: 0, cleanInterval: 0)),
+                memoryStorage: MemoryStorage.Backend(
+                    config: MemoryStorage.Config(totalCostLimit: 0, cleanInterval: 0), periodicWork: work),
                 diskStorage: disk)
             let events = cache.diskCacheCleanedEvents()
             try await cache.storeToDisk(Data([1]), forKey: "a", expiration: .seconds(5))
-            // When the file expires
+            // When the file expires, and the sweep's turn comes
             clock.advance(by: 6)
-            // Then a periodic sweep removes it
+            work.advance(by: .seconds(120))
+            // Then the periodic sweep removes it
             var iterator = events.makeAsyncIterator()
             let removed = await iterator.next()
             XCTAssertEqual(removed, [cache.hash(forKey: "a")])
@@ -109,16 +113,32 @@ final class ImageCacheDiskCleaningTests: XCTestCase {
 
     func testAStorageWithoutACacheIsNotSweptByATimer() async throws {
         try await withTemporaryDirectory { directory in
-            // Given a bare storage whose configuration asks for 20 ms sweeps (they belong to ImageCache)
+            // Given a storage whose configuration asks for 20 ms sweeps, in a cache whose periodic work is on a
+            // manual clock
             let clock = TestClock()
             var config = diskConfig(directory, clock: clock)
             config.sweepInterval = 0.02
             let disk = try DiskStorage.Backend<Data>(config: config)
+            let work = PeriodicWork(timing: .manual)
+            let log = HookLog<PeriodicWork.Event>()
+            work.observer = log.observer
+            var cache: ImageCache? = ImageCache(
+                memoryStorage: MemoryStorage.Backend(
+                    config: MemoryStorage.Config(totalCostLimit: 0, cleanInterval: 0), periodicWork: work),
+                diskStorage: disk)
+            // The timed sweep is the cache's job, on the cache's periodic work (a storage has no timer of its own:
+            // the library's only timed upkeep is a PeriodicWork, and the storage holds none)
+            let sweep = try XCTUnwrap(cache?.sweeper.timerJob)
+            XCTAssertEqual(log.events, [.scheduled(job: sweep, interval: .milliseconds(20))])
+            // When the cache goes, its sweep goes with it
+            cache = nil
+            XCTAssertEqual(log.events.last, .stopped(job: sweep))
+            XCTAssertEqual(work.jobCount, 0)
+            // Then the bare storage keeps its expired file however far the clock moves: nobody sweeps it
             try disk.store(value: Data([1]), forKey: "a", expiration: .seconds(5))
             clock.advance(by: 6)
-            // Then the expired file stays until someone removes expired values (the absence of an event: a bounded
-            // wait of ten timer periods is the only way to observe it)
-            try await Task.sleep(for: .milliseconds(200))
+            work.advance(by: .seconds(10))
+            XCTAssertFalse(log.events.contains { if case .due = $0 { true } else { false } })
             XCTAssertEqual(cacheFiles(in: disk.directoryURL).count, 1)
             XCTAssertEqual(try disk.removeExpiredValues().count, 1)
         }

@@ -1,6 +1,7 @@
 import Foundation
-import Kingfisher
 import Testing
+
+@testable import Kingfisher
 
 @Suite(.timeLimit(.minutes(1)))
 struct MemoryStorageTests {
@@ -153,14 +154,42 @@ struct MemoryStorageTests {
         #expect(memory.totalCacheCost() == 7)
     }
 
-    @Test func periodicCleanerRunsWithoutARunLoop() async {
-        // Given a cleaner every 20 ms and a value that has expired by the injected clock
+    @Test func periodicCleanerRunsWithoutARunLoop() async throws {
+        // Given a cleaner every 20 ms on the storage's own periodic work (its real runner), and a value that has
+        // expired by the injected clock
         let clock = TestClock()
         let memory = storage(clock: clock, cleanInterval: 0.02)
+        let log = HookLog<PeriodicWork.Event>()
+        memory.periodicWork.observer = log.observer
+        let cleaner = try #require(memory.cleanerJob)
         memory.store(value: Costly(id: 1, cacheCost: 1), forKey: "a", expiration: .seconds(1))
         clock.advance(by: 2)
-        // Then the cleaner removes it without anyone reading (count includes expired values until removed)
-        #expect(await eventually { memory.count == 0 })
+        // When the cleaner has had a turn that began after that
+        let expired = log.mark()
+        #expect(
+            await log.wait { events in
+                let later = events.dropFirst(expired)
+                guard let turn = later.firstIndex(of: .due(job: cleaner)) else { return false }
+                return later[turn...].contains(.ran(job: cleaner, continues: true))
+            })
+        // Then it removed the value without anyone reading (count includes expired values until removed)
+        #expect(memory.count == 0)
+    }
+
+    @Test func theCleanerRunsAtItsIntervalAsTheClockMoves() {
+        // Given a cleaner every 120 s on a manual clock
+        let clock = TestClock()
+        let work = PeriodicWork(timing: .manual)
+        var config = MemoryStorage.Config(totalCostLimit: 0, cleanInterval: 120)
+        config.now = clock.now
+        let memory = MemoryStorage.Backend<Costly>(config: config, periodicWork: work)
+        memory.store(value: Costly(id: 1, cacheCost: 1), forKey: "a", expiration: .seconds(1))
+        clock.advance(by: 2)
+        // Then nothing is removed before its turn, and the turn removes it
+        work.advance(by: .seconds(119))
+        #expect(memory.count == 1)
+        work.advance(by: .seconds(1))
+        #expect(memory.count == 0)
     }
 
     @Test func loweringTheLimitEvictsAtOnce() {

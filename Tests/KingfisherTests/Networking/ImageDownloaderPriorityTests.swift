@@ -1,5 +1,7 @@
 import Foundation
 import Kingfisher
+import KingfisherLocking
+import MetricsTestKit
 import KingfisherTestSupport
 import Testing
 
@@ -66,29 +68,50 @@ struct ImageDownloaderPriorityTests {
     }
 
     @Test func slotIsHeldWhileTheImageIsProcessed() async throws {
-        try await withDownloader(configuration: .init(maxConcurrentDownloads: 1)) { server, downloader in
-            // Given the only slot's body waiting in a blocked processor
-            server.route("/first.png", .ok(Fixtures.png()))
-            server.route("/second.png", .ok(Fixtures.png()))
-            let processor = BlockingProcessor()
-            let collector = ResultCollector()
-            downloader.downloadImage(
-                with: server.url("/first.png"), options: [.processor(processor)], completionHandler: collector.handler)
-            await processor.entered.wait(for: 1)
-            // When another download is asked for, it waits: bodies never pile up behind the decoder
-            let arrival = Task {
-                await server.waitForRequests("/second.png")
-                return ContinuousClock.now
+        // The downloader's slots record their queue's depth (a gauge of its metrics) under their lock at each
+        // decision: the events this test reads, in the order they were made.
+        try await withTestMetrics { metrics in
+            try await withDownloader(configuration: .init(maxConcurrentDownloads: 1)) { server, downloader in
+                server.route("/first.png", .ok(Fixtures.png()))
+                server.route("/second.png", .ok(Fixtures.png()))
+                let queued = try metrics.expectGauge(
+                    "kingfisher_download_queue_depth", [("downloader", downloader.name)])
+                // Given the only slot's body in a processor that, when let go, notes the queue as it is then
+                let depthWhenProcessed = Locked<Double?>(nil)
+                let processor = HeldProcessor { depthWhenProcessed.withLock { $0 = queued.lastValue } }
+                let collector = ResultCollector()
+                downloader.downloadImage(
+                    with: server.url("/first.png"), options: [.processor(processor)],
+                    completionHandler: collector.handler)
+                await processor.entered.wait(for: 1)
+                // When another download is asked for (joined before `downloadImage` returns)
+                downloader.downloadImage(with: server.url("/second.png"), completionHandler: collector.handler)
+                // Then the slots said it waits: bodies never pile up behind the decoder
+                #expect(queued.lastValue == 1)
+                #expect(server.hits("/second.png") == 0)
+                processor.release.signal()
+                await collector.wait(for: 2)
+                // And it was still waiting when the first image's processing ended: the slot was given back after
+                // it, whenever a wrong release would have come before
+                #expect(depthWhenProcessed.withLock { $0 } == 1)
+                #expect(queued.lastValue == 0)
+                #expect(server.requestLog == ["/first.png", "/second.png"])
             }
-            downloader.downloadImage(with: server.url("/second.png"), completionHandler: collector.handler)
-            // No event marks "nothing happened": give a wrongly freed slot 300 ms to show itself.
-            try await Task.sleep(for: .milliseconds(300))
-            let releasedAt = ContinuousClock.now
-            #expect(server.hits("/second.png") == 0)
-            processor.release.signal()
-            #expect(await arrival.value >= releasedAt)
-            await collector.wait(for: 2)
-            #expect(server.requestLog == ["/first.png", "/second.png"])
         }
+    }
+}
+
+/// Blocks its pool thread until `release` is signalled, after telling `entered`; calls `onReturn` as it returns.
+private struct HeldProcessor: ImageProcessor {
+    let identifier = "com.example.held"
+    let entered = ResultlessCounter()
+    let release = DispatchSemaphore(value: 0)
+    let onReturn: @Sendable () -> Void
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        entered.increment()
+        release.wait()
+        defer { onReturn() }
+        return DefaultImageProcessor.default.process(item: item, options: options)
     }
 }

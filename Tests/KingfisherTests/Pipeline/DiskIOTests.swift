@@ -75,36 +75,66 @@ struct DiskIOStateMachineTests {
 
 @Suite("DiskIO on threads", .timeLimit(.minutes(1)))
 struct DiskIOTests {
+    /// The most jobs running at once by the queue's events, and whether an exclusive job ever ran beside another.
+    private func overlap(_ events: [DiskIO.Event]) -> (most: Int, exclusiveShared: Bool) {
+        var running: [Int: DiskIO.Access] = [:]
+        var most = 0
+        var shared = false
+        for event in events {
+            switch event {
+            case .queued: break
+            case .started(let job, let access):
+                if access == .exclusive && !running.isEmpty || running.values.contains(.exclusive) { shared = true }
+                running[job] = access
+                most = max(most, running.count)
+            case .finished(let job, _):
+                running[job] = nil
+            }
+        }
+        return (most, shared)
+    }
+
     @Test("never more shared jobs at once than the limit; a removal sees every write queued before it")
     func boundedAndOrdered() async {
         let io = DiskIO(limit: 3)
-        let running = Locked((now: 0, most: 0))
-        let log = Locked<[String]>([])
-        await withTaskGroup(of: Void.self) { group in
-            for index in 0..<24 {
-                group.addTask {
-                    await io.perform {
-                        running.withLock {
-                            $0.now += 1
-                            $0.most = max($0.most, $0.now)
-                        }
-                        Thread.sleep(forTimeInterval: 0.002)
-                        log.withLock { $0.append("write \(index)") }
-                        running.withLock { $0.now -= 1 }
-                    }
-                }
+        let log = HookLog<DiskIO.Event>()
+        io.observer = log.observer
+        let entries = Locked<[String]>([])
+        // Given 24 writes, each held until the test lets it go
+        let gate = DispatchSemaphore(value: 0)
+        for index in 0..<24 {
+            io.submit {
+                gate.wait()
+                entries.withLock { $0.append("write \(index)") }
             }
         }
-        #expect(running.withLock { $0.most } <= 3)
-        // Submitted in order from one thread: the exclusive job runs after every shared one before it.
-        let done = Locked(false)
-        for index in 0..<6 { io.submit { log.withLock { $0.append("late \(index)") } } }
-        await io.perform(.exclusive) {
-            log.withLock { $0.append("remove") }
-            done.withLock { $0 = true }
-        }
-        let entries = log.withLock { $0 }
-        #expect(entries.last == "remove" && entries.count == 31)
-        #expect(done.withLock { $0 })
+        // Then three started, and the queue said so of no fourth: the others wait while those hold their threads
+        #expect(await log.wait { $0.filter { if case .queued = $0 { true } else { false } }.count == 24 })
+        let started = log.events.compactMap { if case .started(let job, _) = $0 { job } else { nil } }
+        #expect(started == [0, 1, 2])
+        #expect(io.runningCount == 3 && io.waitingCount == 21)
+        // When they are let go, with six more writes and a removal queued behind them
+        for _ in 0..<24 { gate.signal() }
+        for index in 0..<6 { io.submit { entries.withLock { $0.append("late \(index)") } } }
+        await io.perform(.exclusive) { entries.withLock { $0.append("remove") } }
+        #expect(await log.wait(for: .finished(job: 30, .exclusive)))
+        // Then never more than three ran at once, the removal ran alone, after every job submitted before it
+        let events = log.events
+        let (most, exclusiveShared) = overlap(events)
+        #expect(most == 3)
+        #expect(!exclusiveShared)
+        #expect(events.last == .finished(job: 30, .exclusive))
+        #expect(entries.withLock { $0.last } == "remove" && entries.withLock { $0.count } == 31)
+    }
+
+    @Test("an unobserved queue records nothing; an observer sees each job queued, started and finished in order")
+    func eventsOfOneJob() async {
+        let io = DiskIO(limit: 1)
+        await io.perform {}
+        let log = HookLog<DiskIO.Event>()
+        io.observer = log.observer
+        await io.perform(.exclusive) {}
+        #expect(await log.wait(for: .finished(job: 1, .exclusive)))
+        #expect(log.events == [.queued(job: 1, .exclusive), .started(job: 1, .exclusive), .finished(job: 1, .exclusive)])
     }
 }

@@ -120,6 +120,36 @@ struct LimiterStateMachineTests {
         #expect(machine.holdingCount == 1 && machine.waitingCount == 1)
     }
 
+    @Test("recorded events say who waits, who is admitted (at which priority), who leaves, who gives back")
+    func eventsOfEachDecision() {
+        var machine = Machine(limit: 1, maxWaiting: 2)
+        _ = machine.acquire(0, priority: 17, waiter: "a")
+        #expect(machine.takeEvents().isEmpty, "nothing is recorded unless asked")
+        machine.recordsEvents = true
+        _ = machine.acquire(1, priority: 9, waiter: "b")
+        _ = machine.acquire(2, priority: 9, waiter: "c")
+        _ = machine.acquire(3, priority: 9, waiter: "refused")
+        machine.raise(2, to: 25)
+        machine.raise(2, to: 17)  // never lowered: no event
+        _ = machine.cancel(1)
+        _ = machine.release(0)
+        let events = machine.takeEvents().map { event -> String in
+            switch event {
+            case .waiting(let id, let priority): "waiting \(id) \(priority)"
+            case .admitted(let id, let priority): "admitted \(id) \(priority)"
+            case .raised(let id, let priority): "raised \(id) \(priority)"
+            case .left(let id): "left \(id)"
+            case .refused(let id): "refused \(id)"
+            case .released(let id): "released \(id)"
+            }
+        }
+        #expect(
+            events == [
+                "waiting 1 9", "waiting 2 9", "refused 3", "raised 2 25", "left 1", "released 0", "admitted 2 25",
+            ])
+        #expect(machine.takeEvents().isEmpty)
+    }
+
     @Test("a withdrawn waiter leaves the queue and nothing remembers it (the downloader's queued tasks)")
     func withdrawnWaitersAreForgotten() {
         // The downloader's shape: identities of objects, Kingfisher's Float download priorities.
@@ -170,33 +200,41 @@ struct LimiterTests {
     @Test("a cancelled waiter's body never runs, and the queue behind it moves on")
     func cancelledWaiterNeverRuns() async throws {
         let limiter = Limiter(limit: 1)
-        let (holderEntered, holderIn) = AsyncStream.makeStream(of: Void.self)
+        let log = HookLog<Limiter.Event>()
+        limiter.observer = log.observer
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let ran = Locked<[String]>([])
         let holder = Task {
             try await limiter.withPermit {
-                holderIn.yield()
                 for await _ in released { break }
                 ran.withLock { $0.append("holder") }
             }
         }
-        for await _ in holderEntered { break }
+        #expect(await log.wait { $0.contains { $0.id == 0 && $0.isAdmitted } })
         let cancelled = Task { try await limiter.withPermit { ran.withLock { $0.append("cancelled") } } }
-        while limiter.waitingCount < 1 { await Task.yield() }
+        #expect(await log.wait { $0.waiting == [1] })
         let next = Task { try await limiter.withPermit { ran.withLock { $0.append("next") } } }
-        while limiter.waitingCount < 2 { await Task.yield() }
+        #expect(await log.wait { $0.waiting == [1, 2] })
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(log.events.contains(.left(id: 1)))
         #expect(limiter.waitingCount == 1)
         release.yield()
         try await holder.value
         try await next.value
         #expect(ran.withLock { $0 } == ["holder", "next"])
+        // The cancelled caller left and was never admitted; the next one was admitted once the holder gave back
+        let events = log.events
+        #expect(!events.contains { $0.id == 1 && $0.isAdmitted })
+        let handOver = try #require(events.firstIndex(of: .released(id: 0)))
+        #expect(events[handOver...].dropFirst().first.map { $0.id == 2 && $0.isAdmitted } == true)
     }
 
     @Test("a task cancelled before it asks does not run")
     func alreadyCancelled() async throws {
         let limiter = Limiter(limit: 1)
+        let log = HookLog<Limiter.Event>()
+        limiter.observer = log.observer
         let ran = Locked(false)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -205,29 +243,83 @@ struct LimiterTests {
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(!ran.withLock { $0 })
         #expect(limiter.holdingCount == 0)
+        #expect(log.events == [.left(id: 0)])
     }
 
     @Test("waiters go highest priority first")
     func priorityOrder() async throws {
         let limiter = Limiter(limit: 1)
-        let (holderEntered, holderIn) = AsyncStream.makeStream(of: Void.self)
+        let log = HookLog<Limiter.Event>()
+        limiter.observer = log.observer
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let order = Locked<[String]>([])
         let holder = Task {
             try await limiter.withPermit {
-                holderIn.yield()
                 for await _ in released { break }
             }
         }
-        for await _ in holderEntered { break }
+        #expect(await log.wait { $0.contains { $0.id == 0 && $0.isAdmitted } })
         let low = Task(priority: .low) { try await limiter.withPermit { order.withLock { $0.append("low") } } }
-        while limiter.waitingCount < 1 { await Task.yield() }
+        #expect(await log.wait { $0.waiting == [1] })
         let high = Task(priority: .high) { try await limiter.withPermit { order.withLock { $0.append("high") } } }
-        while limiter.waitingCount < 2 { await Task.yield() }
+        #expect(await log.wait { $0.waiting == [1, 2] })
         release.yield()
         try await holder.value
         try await low.value
         try await high.value
         #expect(order.withLock { $0 } == ["high", "low"])
+        // As the limiter told it: each waited at its task's priority, and the high one was admitted first
+        let events = log.events
+        #expect(events.contains(.waiting(id: 1, priority: .low)))
+        #expect(events.contains(.waiting(id: 2, priority: .high)))
+        let admitted = events.filter(\.isAdmitted).map(\.id)
+        #expect(admitted == [0, 2, 1])
+    }
+
+    @Test("the observer is told each decision after the lock, in order, and may ask the limiter back")
+    func observerMayCallBack() async throws {
+        let limiter = Limiter(limit: 2)
+        let seen = Locked<[(Limiter.Event, holding: Int)]>([])
+        limiter.observer = { [limiter] event in seen.withLock { $0.append((event, limiter.holdingCount)) } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { try await limiter.withPermit { await Task.yield() } } }
+            try await group.waitForAll()
+        }
+        let events = seen.withLock { $0.map(\.0) }
+        // Each caller admitted once and released once, never more than two holding by the events' account
+        #expect(Set(events.filter(\.isAdmitted).map(\.id)) == Set(0..<20))
+        #expect(events.filter { if case .released = $0 { true } else { false } }.count == 20)
+        var holding = 0
+        var most = 0
+        for event in events {
+            if event.isAdmitted { holding += 1 }
+            if case .released = event { holding -= 1 }
+            most = max(most, holding)
+        }
+        #expect(most == 2 && holding == 0)
+        limiter.observer = nil
+        try await limiter.withPermit {}
+        #expect(seen.withLock { $0.count } == events.count)
+    }
+}
+
+extension Limiter.Event {
+    var isAdmitted: Bool {
+        if case .admitted = self { true } else { false }
+    }
+}
+
+extension [Limiter.Event] {
+    /// The callers waiting now by these events: those that waited and have not been admitted or left since.
+    var waiting: [Int] {
+        var waiting: [Int] = []
+        for event in self {
+            switch event {
+            case .waiting(let id, _): waiting.append(id)
+            case .admitted(let id, _), .left(let id): waiting.removeAll { $0 == id }
+            default: break
+            }
+        }
+        return waiting
     }
 }

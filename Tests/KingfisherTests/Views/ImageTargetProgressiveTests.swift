@@ -114,6 +114,8 @@ final class ImageTargetProgressiveTests: XCTestCase {
             let target = RecordingTarget()
             let done = ResultlessCounter()
             let outcome = Locked<KingfisherError?>(nil)
+            let downloads = DownloadEnds()
+            f.downloader.delegate = downloads
             KF.url(url).manager(f.manager).progressiveJPEG(progressive)
                 .onFailure { error in
                     outcome.withLock { $0 = error }
@@ -125,7 +127,13 @@ final class ImageTargetProgressiveTests: XCTestCase {
             await done.wait(for: 1)
             XCTAssertEqual(outcome.withLock { $0?.isTaskCancelled }, true)
             let settled = target.log.all
-            try await Task.sleep(for: .milliseconds(500))
+            // Once the download has ended (its previewer submits nothing more), its preview jobs have ended, and the
+            // target's actions queued by them have run, nothing more can be shown.
+            await downloads.ended.wait(for: 1)
+            await PreviewsSettled.drain(f.manager)
+            await withSanitizedCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                target.kingfisherState.actions.submit { continuation.resume() }
+            }
             XCTAssertEqual(target.log.all, settled, "nothing shown after the cancel")
             XCTAssertLessThanOrEqual(firstPreview.count, 2)
         }

@@ -19,6 +19,23 @@ extension Limiter {
             case refuse(Waiter)
         }
 
+        /// What the machine decided about one caller: its owner's hook (see ``Limiter/Event``), recorded only
+        /// while ``recordsEvents`` is set and taken with ``takeEvents()``.
+        enum Event {
+            /// `ID` found every permit held and waits, at `Priority`.
+            case waiting(ID, Priority)
+            /// `ID` holds a permit now, at once or after waiting (at the priority it had then).
+            case admitted(ID, Priority)
+            /// Waiting `ID` was raised to `Priority`.
+            case raised(ID, Priority)
+            /// `ID` left without a permit: cancelled (or stopped) while it waited or before it asked, or withdrawn.
+            case left(ID)
+            /// `ID` found the queue full.
+            case refused(ID)
+            /// `ID` gave its permit back.
+            case released(ID)
+        }
+
         private(set) var limit: Int
         /// How many may wait; one more is refused at once.
         let maxWaiting: Int
@@ -26,6 +43,11 @@ extension Limiter {
         private var waiting = PriorityQueue<Priority, (id: ID, waiter: Waiter)>()
         /// Callers cancelled before they asked (a cancellation handler can run before the body it guards).
         private var cancelledEarly: Set<ID> = []
+        /// Whether decisions are recorded as ``Event``s; off by default (nothing is recorded, nothing allocated).
+        var recordsEvents = false {
+            didSet { if !recordsEvents { events = [] } }
+        }
+        private var events: [Event] = []
 
         init(limit: Int, maxWaiting: Int = .max) {
             self.limit = max(1, limit)
@@ -44,13 +66,21 @@ extension Limiter {
         /// `id` asks for a permit at `priority`: it runs at once when one is free, otherwise it waits, unless its
         /// cancellation came first or the queue is full.
         mutating func acquire(_ id: ID, priority: Priority, waiter: Waiter) -> Action {
-            if cancelledEarly.remove(id) != nil { return .cancel(waiter) }
+            if cancelledEarly.remove(id) != nil {
+                record(.left(id))
+                return .cancel(waiter)
+            }
             guard holders.count < limit else {
-                guard waiting.count < maxWaiting else { return .refuse(waiter) }
+                guard waiting.count < maxWaiting else {
+                    record(.refused(id))
+                    return .refuse(waiter)
+                }
                 waiting.append((id, waiter), priority: priority)
+                record(.waiting(id, priority))
                 return .none
             }
             holders.insert(id)
+            record(.admitted(id, priority))
             return .run
         }
 
@@ -72,15 +102,18 @@ extension Limiter {
         /// Takes a waiting `id` out of the queue, and returns it; nothing else changes (an `id` that does not wait
         /// is not remembered, as ``cancel(_:)`` remembers it).
         mutating func withdraw(_ id: ID) -> Waiter? {
-            waiting.remove(where: { $0.id == id })?.waiter
+            guard let removed = waiting.remove(where: { $0.id == id }) else { return nil }
+            record(.left(id))
+            return removed.waiter
         }
 
         /// `id` gives its permit back: the next waiter (highest priority, earliest among equals) takes it, unless
         /// a lowered limit still has as many holders as it allows.
         mutating func release(_ id: ID) -> Action {
-            guard holders.remove(id) != nil, holders.count < limit, let next = waiting.popNext() else { return .none }
-            holders.insert(next.id)
-            return .resume(next.waiter)
+            guard holders.remove(id) != nil else { return .none }
+            record(.released(id))
+            guard holders.count < limit, let next = admitNext() else { return .none }
+            return .resume(next)
         }
 
         /// Lets `limit` (at least one) hold a permit from now on: a raise hands the freed permits to the next waiters,
@@ -88,16 +121,34 @@ extension Limiter {
         mutating func changeLimit(to limit: Int) -> [Waiter] {
             self.limit = max(1, limit)
             var admitted: [Waiter] = []
-            while holders.count < self.limit, let next = waiting.popNext() {
-                holders.insert(next.id)
-                admitted.append(next.waiter)
+            while holders.count < self.limit, let next = admitNext() {
+                admitted.append(next)
             }
             return admitted
         }
 
         /// Raises a waiting `id` to `priority` (never lowers it).
         mutating func raise(_ id: ID, to priority: Priority) {
-            waiting.raise(to: priority) { $0.id == id }
+            if waiting.raise(to: priority, where: { $0.id == id }) { record(.raised(id, priority)) }
+        }
+
+        /// The events recorded since the last call, oldest first; none unless ``recordsEvents``.
+        mutating func takeEvents() -> [Event] {
+            guard !events.isEmpty else { return [] }
+            defer { events = [] }
+            return events
+        }
+
+        /// The next waiter (highest priority, earliest among equals) takes a permit.
+        private mutating func admitNext() -> Waiter? {
+            guard let (priority, next) = waiting.popNextWithPriority() else { return nil }
+            holders.insert(next.id)
+            record(.admitted(next.id, priority))
+            return next.waiter
+        }
+
+        private mutating func record(_ event: @autoclosure () -> Event) {
+            if recordsEvents { events.append(event()) }
         }
     }
 }

@@ -15,6 +15,15 @@ package final class Limiter: Sendable {
     private struct State {
         var machine: StateMachine<Int, UInt8, Waiter>
         var nextID = 0
+        var outbox = EventOutbox<Event>()
+
+        /// Under the lock, after the machine decided: its events, for the thread to deliver once it has let the
+        /// lock go (`nil`, at the cost of a check, when nobody observes).
+        mutating func events() -> EventOutbox<Event>.Batch? {
+            guard outbox.isObserved else { return nil }
+            for event in machine.takeEvents() { outbox.post(Event(event)) }
+            return outbox.claim()
+        }
     }
 
     private let state: Locked<State>
@@ -33,8 +42,23 @@ package final class Limiter: Sendable {
     package var limit: Int {
         get { state.withLock { $0.machine.limit } }
         set {
-            let admitted = state.withLock { $0.machine.changeLimit(to: newValue) }
+            let (admitted, events) = state.withLock { state in
+                (state.machine.changeLimit(to: newValue), state.events())
+            }
+            deliverEvents(events)
             for waiter in admitted { waiter.resume() }
+        }
+    }
+
+    /// Who is told each decision (``Event``), after the limiter's lock and in the order decided; `nil` by default,
+    /// when nothing is recorded. Set it before the callers it is to see come (a test's hook).
+    package var observer: (@Sendable (Event) -> Void)? {
+        get { state.withLock { $0.outbox.observer } }
+        set {
+            state.withLock { state in
+                state.outbox.observer = newValue
+                state.machine.recordsEvents = newValue != nil
+            }
         }
     }
 
@@ -65,7 +89,8 @@ package final class Limiter: Sendable {
     /// for it (a decode its caller stopped waiting for keeps its thread, and its permit, until it ends).
     package struct Permit: Sendable {
         fileprivate let limiter: Limiter
-        fileprivate let id: Int
+        /// The caller's number in the limiter's ``Event``s.
+        package let id: Int
 
         /// Gives the permit back; the next waiter takes it.
         package func release() { limiter.release(id) }
@@ -77,7 +102,8 @@ package final class Limiter: Sendable {
     package func acquire(stoppedBy stop: PermitStop? = nil) async throws -> Permit {
         let id = nextID()
         let leave: @Sendable () -> Void = { [self] in
-            let action = state.withLock { $0.machine.cancel(id) }
+            let (action, events) = state.withLock { ($0.machine.cancel(id), $0.events()) }
+            deliverEvents(events)
             run(action, for: nil)
         }
         stop?.onStop(leave)
@@ -122,19 +148,33 @@ package final class Limiter: Sendable {
     private func wait(_ id: Int) async throws {
         try await withSanitizedCheckedThrowingContinuation { (waiter: Waiter) in
             let priority = Task.currentPriority.rawValue
-            let action = state.withLock { $0.machine.acquire(id, priority: priority, waiter: waiter) }
+            let (action, events) = state.withLock { state in
+                (state.machine.acquire(id, priority: priority, waiter: waiter), state.events())
+            }
+            deliverEvents(events)
             run(action, for: waiter)
         }
     }
 
     /// A waiting `id`'s task was escalated: it moves up with it.
     private func raise(_ id: Int, to priority: TaskPriority) {
-        state.withLock { $0.machine.raise(id, to: priority.rawValue) }
+        let events = state.withLock { state in
+            state.machine.raise(id, to: priority.rawValue)
+            return state.events()
+        }
+        deliverEvents(events)
     }
 
     private func release(_ id: Int) {
-        let action = state.withLock { $0.machine.release(id) }
+        let (action, events) = state.withLock { ($0.machine.release(id), $0.events()) }
+        deliverEvents(events)
         run(action, for: nil)
+    }
+
+    /// Tells the observer, outside the lock, before the decision takes effect (unless another thread is telling
+    /// it already: then that thread does, in order).
+    private func deliverEvents(_ batch: EventOutbox<Event>.Batch?) {
+        EventOutbox.deliver(batch) { state.withLock { $0.outbox.next() } }
     }
 
     private func run(_ action: StateMachine<Int, UInt8, Waiter>.Action, for caller: Waiter?) {
@@ -144,6 +184,46 @@ package final class Limiter: Sendable {
         case .resume(let waiter): waiter.resume()
         case .cancel(let waiter): waiter.resume(throwing: CancellationError())
         case .refuse(let waiter): waiter.resume(throwing: QueueFull())
+        }
+    }
+}
+
+extension Limiter {
+    /// What a limiter decided about one caller, told to its ``Limiter/observer``: a test asserts "the second decode
+    /// waits behind the first" as `.waiting` for it, and "it ran only after the first was done" as its `.admitted`
+    /// coming after the first's `.released`. `id` numbers the callers in arrival order (``Permit/id``).
+    package enum Event: Sendable, Equatable {
+        /// The caller found every permit held and waits, at `priority`.
+        case waiting(id: Int, priority: TaskPriority)
+        /// The caller holds a permit now, at once or after waiting, at the priority it had then.
+        case admitted(id: Int, priority: TaskPriority)
+        /// The waiting caller's task was escalated: it waits at `priority` now.
+        case raised(id: Int, priority: TaskPriority)
+        /// The caller left without a permit: its task was cancelled, or its stop stopped, before it got one.
+        case left(id: Int)
+        /// The caller found the queue full (``QueueFull``).
+        case refused(id: Int)
+        /// The caller gave its permit back.
+        case released(id: Int)
+
+        /// The caller it is about.
+        package var id: Int {
+            switch self {
+            case .waiting(let id, _), .admitted(let id, _), .raised(let id, _), .left(let id), .refused(let id),
+                .released(let id):
+                id
+            }
+        }
+
+        init<Waiter>(_ event: StateMachine<Int, UInt8, Waiter>.Event) {
+            switch event {
+            case .waiting(let id, let priority): self = .waiting(id: id, priority: TaskPriority(rawValue: priority))
+            case .admitted(let id, let priority): self = .admitted(id: id, priority: TaskPriority(rawValue: priority))
+            case .raised(let id, let priority): self = .raised(id: id, priority: TaskPriority(rawValue: priority))
+            case .left(let id): self = .left(id: id)
+            case .refused(let id): self = .refused(id: id)
+            case .released(let id): self = .released(id: id)
+            }
         }
     }
 }
