@@ -71,7 +71,7 @@ struct InfoCommand: AsyncParsableCommand {
     ) async throws -> SourceInfo {
         let key = argument.source.cacheKey
         // Read as the cache reads: a damaged file is removed and the source downloaded instead.
-        let cachedOriginal = try? session.cache.diskStorage.value(forKey: key, extendingExpiration: .none)
+        let cachedOriginal = await session.cache.diskData(forComputedKey: key, extendingExpiration: .none)
         let data: Data
         switch argument.source {
         case .network(let resource):

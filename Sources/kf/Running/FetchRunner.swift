@@ -87,7 +87,7 @@ struct FetchRunner {
     {
         let start = ContinuousClock.now
         var record = FetchRecord(source: argument.text, milliseconds: 0)
-        if await mayServeFromDisk(argument.source), let cached = cachedBytes(for: argument.source.cacheKey) {
+        if await mayServeFromDisk(argument.source), let cached = await cachedBytes(for: argument.source.cacheKey) {
             serve(cached, into: &record, outputName: outputName)
             if case .network = argument.source, session.manager.httpCachePolicy.followsHeaders {
                 record.validation = HTTPValidation.fresh.name
@@ -143,15 +143,15 @@ struct FetchRunner {
             policy: session.manager.httpCachePolicy)
     }
 
-    /// The cached file of a source cached under this run's processor and format, read as the disk cache reads (an
-    /// expired file is a miss; a read extends the expiration; a file that fails its integrity check is removed and
-    /// is a miss). Only bytes of the asked format whose header can be read count: anything else goes through the
+    /// The cached file of a source cached under this run's processor and format, read as the disk cache reads (on its disk
+    /// executor: an expired file is a miss; a read extends the expiration; a file that fails its integrity check is
+    /// removed and is a miss). Only bytes of the asked format whose header can be read count: anything else goes through the
     /// manager, which fetches again what is missing and removes a cache file that doesn't decode.
-    private func cachedBytes(for key: String) -> (data: Data, size: (width: Int, height: Int))? {
+    private func cachedBytes(for key: String) async -> (data: Data, size: (width: Int, height: Int))? {
         guard usesCache, !forceRefresh else { return nil }
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: processor.identifier)
         guard
-            let data = try? session.cache.diskStorage.value(forKey: computed, forcedExtension: cacheFileExtension),
+            let data = await session.cache.diskData(forComputedKey: computed, forcedExtension: cacheFileExtension),
             format == nil || data.kf.imageFormat == format,
             let size = data.kf.headerPixelSize
         else { return nil }

@@ -78,9 +78,12 @@ extension ImageCache {
     }
 
     /// The bytes of the disk entry under `computedKey` (a key with its processor's identifier already), read on
-    /// ``io``, not decoded and not counted as a lookup; `nil` on a miss or a failed read. For `kf serve`.
-    package func diskData(forComputedKey computedKey: String) async -> Data? {
-        try? await readFromDisk(computedKey: computedKey, nil, .cacheTime).get()
+    /// ``io``, not decoded and not counted as a lookup; `nil` on a miss or a failed read. For `kf serve` and `kf`.
+    package func diskData(
+        forComputedKey computedKey: String, forcedExtension: String? = nil,
+        extendingExpiration extending: ExpirationExtending = .cacheTime
+    ) async -> Data? {
+        try? await readFromDisk(computedKey: computedKey, forcedExtension, extending).get()
     }
 
     /// The bytes of a disk entry, read on ``io``; `.success(nil)` on a miss.
