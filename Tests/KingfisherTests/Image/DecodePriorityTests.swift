@@ -11,22 +11,23 @@ import Testing
 struct DecodePriorityTests {
     @Test func waitingJobsRunHighestPriorityFirstAndInOrderAmongEquals() async {
         let lane = DecodeLane(threads: 1)
+        let events = lane.watched()
         let blocker = await LaneBlocker(lane: lane, threads: 1)
         let log = OrderLog()
-        // Given the only thread busy, five jobs queued in this order
+        // Given the only thread busy, five jobs queued in this order (each seen waiting before the next is asked)
         var jobs: [Task<Void, Never>] = []
         for (name, priority) in [
             ("low", TaskPriority.low), ("medium", .medium), ("high-1", .high), ("background", .background),
             ("high-2", .high),
         ] {
-            let queued = lane.waitingCount
+            let queued = jobs.count
             jobs.append(Task(priority: priority) { await lane.run { log.append(name) } })
-            #expect(await eventually(timeout: 40) { lane.waitingCount == queued + 1 })
+            #expect(await events.wait { $0.waiting.count == queued + 1 })
         }
         #expect(lane.waitingCount == 5)
         // When the thread frees (awaiting the jobs' values would raise their priority to this test's)
         blocker.release()
-        #expect(await eventually(timeout: 40) { log.entries.count == 5 })
+        #expect(await events.wait { $0.filter(\.isAdmitted).count == 6 })
         for job in jobs { await job.value }
         // Then they ran by priority, first come first among equals
         #expect(log.entries == ["high-1", "high-2", "medium", "low", "background"])
@@ -34,13 +35,14 @@ struct DecodePriorityTests {
 
     @Test func aQueuedDecodeWhoseCallerIsCancelledNeverRuns() async {
         let lane = DecodeLane(threads: 1)
+        let events = lane.watched()
         let blocker = await LaneBlocker(lane: lane, threads: 1)
         let log = OrderLog()
         // Given the only thread busy, a decode queued for a caller that then goes away, and one behind it
         let gone = Task { await lane.runUnlessCancelled { log.append("gone") } }
-        #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+        #expect(await events.wait { $0.waiting.count == 1 })
         let kept = Task { await lane.runUnlessCancelled { log.append("kept") } }
-        #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
+        #expect(await events.wait { $0.waiting.count == 2 })
         let startedBefore = lane.startedCount
         gone.cancel()
         // Then it leaves the queue at once, unrun, and the one behind it runs when the thread frees
@@ -56,6 +58,7 @@ struct DecodePriorityTests {
     /// ("other") at medium priority.
     private struct QueuedBehindABusyThread {
         let lane = DecodeLane(threads: 1)
+        let events: HookLog<Limiter.Event>
         let blocker: LaneBlocker
         let log = OrderLog()
         let shared = SharedWork<String, Int>()
@@ -63,6 +66,8 @@ struct DecodePriorityTests {
         let other: Task<Void, Never>
 
         init() async {
+            let events = lane.watched()
+            self.events = events
             blocker = await LaneBlocker(lane: lane, threads: 1)
             let (lane, log, shared) = (self.lane, self.log, self.shared)
             first = Task(priority: .low) {
@@ -73,9 +78,9 @@ struct DecodePriorityTests {
                     }
                 }
             }
-            #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+            #expect(await events.wait { $0.waiting.count == 1 })
             other = Task(priority: .medium) { await lane.run { log.append("other") } }
-            #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
+            #expect(await events.wait { $0.waiting.count == 2 })
         }
     }
 
@@ -86,7 +91,7 @@ struct DecodePriorityTests {
         // When a high-priority caller joins the shared decode
         let shared = queued.shared
         let second = Task(priority: .high) { await shared.value(for: "photo") { 2 } }
-        #expect(await eventually(timeout: 40) { queued.lane.waitingPriorities.contains(.high) })
+        #expect(await queued.events.wait { $0.waitingWithPriorities.contains { $0.priority == .high } })
         queued.blocker.release()
         // Then the shared decode ran first, once, and both callers got its value
         #expect(await queued.first.value == 1)
@@ -119,6 +124,7 @@ struct DecodePriorityTests {
         try await withDownloader(configuration: configuration) { server, downloader in
             server.route("/photo.png", .ok(Fixtures.png(width: 40, height: 30)))
             let lane = downloader.decoder.lane
+            let events = lane.watched()
             let blocker = await LaneBlocker(lane: lane, threads: threads)
             let log = OrderLog()
             let recorder = RecordingProcessor(log: log)
@@ -126,17 +132,17 @@ struct DecodePriorityTests {
             let low = Task(priority: .low) {
                 try await downloader.downloadImage(with: server.url("/photo.png"), options: [.processor(recorder)])
             }
-            #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+            #expect(await events.wait { $0.waiting.count == 1 })
             // and another decode queued behind it at medium priority
             let other = Task(priority: .medium) {
                 await lane.run { log.append("other") }
             }
-            #expect(await eventually(timeout: 40) { lane.waitingCount == 2 })
+            #expect(await events.wait { $0.waiting.count == 2 })
             // When a high-priority caller asks for the same photo while it waits
             let high = Task(priority: .high) {
                 try await downloader.downloadImage(with: server.url("/photo.png"), options: [.processor(recorder)])
             }
-            #expect(await eventually(timeout: 40) { lane.waitingPriorities.contains(.high) })
+            #expect(await events.wait { $0.waitingWithPriorities.contains { $0.priority == .high } })
             // and one decode thread frees (the others stay busy, so the waiting jobs run one after the other)
             blocker.release(1)
             await other.value

@@ -55,7 +55,7 @@ struct ImageDownloaderTests {
             // When downloading with a progress block
             downloader.downloadImage(
                 with: server.url("/big.png"), progressBlock: progress.block, completionHandler: collector.handler)
-            for _ in 0..<1_000 where progress.reports.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            await progress.count.wait(for: 1)
             server.release("/big.png")
             await collector.wait(for: 1)
             // Then progress rose to the full size, with the expected size known
@@ -188,6 +188,13 @@ struct FailingProcessor: ImageProcessor {
 
 final class ProgressRecorder: Sendable {
     private let recorded = Locked<[(Int64, Int64)]>([])
+    /// Counts the reports, for waiting on them.
+    let count = ResultlessCounter()
     var reports: [(Int64, Int64)] { recorded.withLock { $0 } }
-    var block: DownloadProgressBlock { { received, total in self.recorded.withLock { $0.append((received, total)) } } }
+    var block: DownloadProgressBlock {
+        { received, total in
+            self.recorded.withLock { $0.append((received, total)) }
+            self.count.increment()
+        }
+    }
 }

@@ -54,6 +54,7 @@ struct SessionDataTaskTests {
             downloader.delegate = delegate
             let handle = Locked<DownloadTask?>(nil)
             let samples = Locked<[(received: Int64, held: Data)]>([])
+            let sampled = ResultlessCounter()
             let collector = ResultCollector()
             let task = downloader.downloadImage(
                 with: server.url("/big.png"),
@@ -61,9 +62,10 @@ struct SessionDataTaskTests {
                     // Called on the thread that read the bytes, right after they were added
                     guard let session = handle.withLock({ $0 })?.sessionTask else { return }
                     samples.withLock { $0.append((received, session.mutableData)) }
+                    sampled.increment()
                 }, completionHandler: collector.handler)
             handle.withLock { $0 = task }
-            for _ in 0..<1_000 where samples.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+            await sampled.wait(for: 1)
             server.release("/big.png")
             await collector.wait(for: 1)
             let recorded = samples.withLock { $0 }

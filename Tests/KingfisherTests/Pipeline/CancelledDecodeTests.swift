@@ -19,22 +19,25 @@ struct CancelledDecodeTests {
             let manager = KingfisherManager(downloader: ImageDownloader(name: "cancelled-decode"), cache: cache)
             manager.engine = engine
             let lane = manager.pipeline.decoder.lane
+            let events = lane.watched()
             // Given every decode thread busy
             let blocker = await LaneBlocker(lane: lane, threads: threads)
             let startedBefore = lane.startedCount
             // and a retrieval whose disk hit waits for one (the URL is never asked: the entry is on disk)
             let resource = KF.ImageResource(downloadURL: URL(string: "http://127.0.0.1:9/tile.png")!, cacheKey: "tile")
             let retrieval = Task { try await manager.retrieveImage(with: resource) }
-            #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+            #expect(await events.wait { $0.waiting.count == 1 })
+            let decode = events.events.waiting[0]
             // When the retrieval is cancelled
             retrieval.cancel()
             await #expect(throws: KingfisherError.self) { try await retrieval.value }
             // Then its decode left the queue, and does not run when the threads free
-            #expect(await eventually(timeout: 40) { lane.leftCount == 1 })
+            #expect(await events.wait(for: .left(id: decode)))
             #expect(lane.waitingCount == 0)
             blocker.release()
             await lane.run {}
             #expect(lane.startedCount == startedBefore + 1)
+            #expect(!events.events.contains { $0.id == decode && $0.isAdmitted })
             // The entry is still there for the next retrieval.
             let again = try await manager.retrieveImage(with: resource)
             #expect(again.cacheType == .disk && again.image.pixelWidth == 32)
@@ -54,6 +57,7 @@ struct AbandonedBodyTests {
         try await withDownloader(configuration: configuration) { server, downloader in
             server.route("/tile.png", .ok(Fixtures.png(width: 24, height: 16), contentType: "image/png"))
             let lane = downloader.decoder.lane
+            let events = lane.watched()
             // Given every decode thread busy
             let blocker = await LaneBlocker(lane: lane, threads: threads)
             let startedBefore = lane.startedCount
@@ -66,7 +70,8 @@ struct AbandonedBodyTests {
             let second = Task {
                 try await downloader.downloadImage(with: server.url("/tile.png"), options: [.processor(processor)])
             }
-            #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+            #expect(await events.wait { $0.waiting.count == 1 })
+            let decode = events.events.waiting[0]
             // When both leave, they are told at once, with the threads still busy
             first.cancel()
             #expect(await Self.outcome(of: first) == "cancelled")
@@ -74,7 +79,8 @@ struct AbandonedBodyTests {
             second.cancel()
             #expect(await Self.outcome(of: second) == "cancelled")
             // Then the decode left the queue, and does not run when the threads free
-            #expect(await eventually(timeout: 40) { lane.leftCount == 1 && lane.waitingCount == 0 })
+            #expect(await events.wait(for: .left(id: decode)))
+            #expect(lane.waitingCount == 0)
             blocker.release()
             await lane.run {}
             #expect(lane.startedCount == startedBefore + 1)
@@ -130,7 +136,7 @@ struct CancelledWhileDecodingTests {
                 downloadURL: URL(string: "http://127.0.0.1:9/photo.png")!, cacheKey: "photo")
             // Given a retrieval whose original, found on disk, is being processed (the processor holds its thread)
             let retrieval = Task { try await manager.retrieveImage(with: resource, options: [.processor(blocking)]) }
-            #expect(await eventually(timeout: 40) { blocking.entered.count == 1 })
+            await blocking.entered.wait(for: 1)
             // When it is cancelled, it is told so at once, with the processor still running
             retrieval.cancel()
             let outcome = await retrieval.result

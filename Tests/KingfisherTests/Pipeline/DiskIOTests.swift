@@ -135,6 +135,7 @@ struct DiskIOTests {
         io.observer = log.observer
         await io.perform(.exclusive) {}
         #expect(await log.wait(for: .finished(job: 1, .exclusive)))
-        #expect(log.events == [.queued(job: 1, .exclusive), .started(job: 1, .exclusive), .finished(job: 1, .exclusive)])
+        #expect(
+            log.events == [.queued(job: 1, .exclusive), .started(job: 1, .exclusive), .finished(job: 1, .exclusive)])
     }
 }

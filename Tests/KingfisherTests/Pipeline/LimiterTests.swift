@@ -302,24 +302,3 @@ struct LimiterTests {
         #expect(seen.withLock { $0.count } == events.count)
     }
 }
-
-extension Limiter.Event {
-    var isAdmitted: Bool {
-        if case .admitted = self { true } else { false }
-    }
-}
-
-extension [Limiter.Event] {
-    /// The callers waiting now by these events: those that waited and have not been admitted or left since.
-    var waiting: [Int] {
-        var waiting: [Int] = []
-        for event in self {
-            switch event {
-            case .waiting(let id, _): waiting.append(id)
-            case .admitted(let id, _), .left(let id): waiting.removeAll { $0 == id }
-            default: break
-            }
-        }
-        return waiting
-    }
-}

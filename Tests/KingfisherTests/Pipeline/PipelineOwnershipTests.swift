@@ -24,6 +24,7 @@ struct PipelineOwnershipTests {
             wide.engine = three
             let (narrowLane, wideLane) = (narrow.pipeline.decoder.lane, wide.pipeline.decoder.lane)
             #expect(narrowLane.threads == 1 && wideLane.threads == 3)
+            let narrowEvents = narrowLane.watched()
             // Given the narrow manager's one decode thread busy
             let blocker = await LaneBlocker(lane: narrowLane, threads: 1)
             // a retrieval through it waits for that thread
@@ -31,7 +32,7 @@ struct PipelineOwnershipTests {
             let waiting = Task {
                 try await narrow.retrieveImage(with: .provider(RawImageDataProvider(data: png, cacheKey: "narrow")))
             }
-            #expect(await eventually(timeout: 40) { narrowLane.waitingCount == 1 })
+            #expect(await narrowEvents.wait { $0.waiting.count == 1 })
             // while three retrievals through the wide manager decode meanwhile, on its own threads
             let startedBefore = wideLane.startedCount
             try await withThrowingTaskGroup(of: Int.self) { group in
@@ -55,9 +56,10 @@ struct PipelineOwnershipTests {
 
     @Test func aLimitChangedWhileWorkWaitsLetsTheWaitingWorkRun() async throws {
         let lane = DecodeLane(threads: 1)
+        let events = lane.watched()
         let blocker = await LaneBlocker(lane: lane, threads: 1)
         let ran = Task { await lane.run { 7 } }
-        #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+        #expect(await events.wait { $0.waiting.count == 1 })
         // Raised to two threads, the waiting job runs beside the busy one.
         lane.threads = 2
         #expect(await ran.value == 7)
@@ -71,21 +73,22 @@ struct PipelineOwnershipTests {
 struct AbandonedRunningDecodeTests {
     @Test func aJobWhoseCallerLeftKeepsItsPermitUntilItEndsAndItsValueIsDropped() async throws {
         let lane = DecodeLane(threads: 1)
+        let events = lane.watched()
         let gate = DispatchSemaphore(value: 0)
-        let started = Locked(false)
+        let started = ResultlessCounter()
         // Given a job running for a caller that then leaves
         let abandoned = Task {
             await lane.runUnlessCancelled {
-                started.withLock { $0 = true }
+                started.increment()
                 gate.wait()
                 return 1
             }
         }
-        #expect(await eventually(timeout: 40) { started.withLock { $0 } })
+        await started.wait(for: 1)
         abandoned.cancel()
         // When another job asks for the thread, it waits: the abandoned one still runs
         let next = Task { await lane.run { 2 } }
-        #expect(await eventually(timeout: 40) { lane.waitingCount == 1 })
+        #expect(await events.wait { $0.waiting.count == 1 })
         // and runs once the abandoned one has ended, whose caller gets nothing
         gate.signal()
         #expect(await abandoned.value == nil)

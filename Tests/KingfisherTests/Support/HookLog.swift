@@ -1,6 +1,8 @@
 import Foundation
 import KingfisherLocking
 
+@testable import Kingfisher
+
 /// The events a hook of the library's machinery reported (a ``Limiter``'s, a ``DiskIO``'s, a ``PeriodicWork``'s),
 /// in order, for a test to wait on and assert about instead of sleeping and looking. `observer` is what to set as
 /// the hook; ``mark()`` notes where the test acted, so "it started only after the release" is an index comparison.
@@ -96,5 +98,42 @@ extension HookLog where Event: Equatable {
     @discardableResult
     func wait(timeout: TimeInterval = 30, for event: Event) async -> Bool {
         await wait(timeout: timeout) { $0.contains(event) }
+    }
+}
+
+extension Limiter.Event {
+    var isAdmitted: Bool {
+        if case .admitted = self { true } else { false }
+    }
+}
+
+extension [Limiter.Event] {
+    /// The callers waiting by these events, in arrival order, with their priorities now: those that waited and
+    /// have not been admitted or left since.
+    var waitingWithPriorities: [(id: Int, priority: TaskPriority)] {
+        var waiting: [(id: Int, priority: TaskPriority)] = []
+        for event in self {
+            switch event {
+            case .waiting(let id, let priority): waiting.append((id, priority))
+            case .raised(let id, let priority):
+                if let index = waiting.firstIndex(where: { $0.id == id }) { waiting[index].priority = priority }
+            case .admitted(let id, _), .left(let id): waiting.removeAll { $0.id == id }
+            case .refused, .released: break
+            }
+        }
+        return waiting
+    }
+
+    /// The callers waiting by these events, in arrival order.
+    var waiting: [Int] { waitingWithPriorities.map(\.id) }
+}
+
+extension DecodeLane {
+    /// Its limiter's events from now on (who waits for a thread, who gets one, who leaves), recorded for a test to
+    /// wait on instead of polling the lane's counts.
+    func watched() -> HookLog<Limiter.Event> {
+        let log = HookLog<Limiter.Event>()
+        observer = log.observer
+        return log
     }
 }

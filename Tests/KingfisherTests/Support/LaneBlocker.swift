@@ -12,16 +12,16 @@ final class LaneBlocker: Sendable {
 
     init(lane: DecodeLane, threads: Int) async {
         self.threads = threads
-        let started = Locked(0)
+        let started = ResultlessCounter()
         for _ in 0..<threads {
             Task(priority: .high) { [gate] in
                 await lane.run {
-                    started.withLock { $0 += 1 }
+                    started.increment()
                     gate.wait()
                 }
             }
         }
-        #expect(await eventually(timeout: 40) { started.withLock { $0 } == threads })
+        await started.wait(for: threads)
     }
 
     /// Frees `count` threads (all of them by default; each at most once over every call).

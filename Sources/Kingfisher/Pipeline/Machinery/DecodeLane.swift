@@ -35,6 +35,12 @@ final class DecodeLane: Sendable {
     /// The priorities of the waiting jobs, in the order they were submitted.
     var waitingPriorities: [TaskPriority] { limiter.waitingPriorities }
 
+    /// Its limiter's hook (``Limiter/observer``): which jobs wait for a thread, get one, leave the queue.
+    var observer: (@Sendable (Limiter.Event) -> Void)? {
+        get { limiter.observer }
+        set { limiter.observer = newValue }
+    }
+
     /// How many jobs have started on a thread, and how many left the queue unrun, so far.
     var startedCount: Int { counts.withLock { $0.started } }
     var leftCount: Int { counts.withLock { $0.left } }
