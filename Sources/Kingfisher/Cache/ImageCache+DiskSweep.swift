@@ -30,12 +30,6 @@ final class DiskSweeper: Sendable {
     }
 
     private let state = Locked(State())
-    /// Automatic sweeps run here, one at a time, beside the cache's I/O threads (the storage is safe to share).
-    let queue: DispatchQueue
-
-    init(label: String) {
-        queue = DispatchQueue(label: label, qos: .utility)
-    }
 
     deinit {
         let timer = state.withLock { state in
@@ -91,7 +85,7 @@ final class DiskSweeper: Sendable {
 
 extension ImageCache {
     /// Removes expired files, then size-exceeding ones, and tells ``diskCacheCleanedEvents()`` listeners and
-    /// `NotificationCenter.default` what went. Blocking: call on ``io`` or the sweeper's queue.
+    /// `NotificationCenter.default` what went. Blocking: call on ``io``.
     @discardableResult
     func sweepDisk() -> [URL] {
         var removed: [URL] = []
@@ -110,11 +104,12 @@ extension ImageCache {
         return removed
     }
 
-    /// Schedules one sweep on the sweeper's queue unless one is scheduled already. Sweeps again when writes during
-    /// the sweep took the disk over its limit again.
+    /// Schedules one sweep on the disk executor (a shared job: lookups and writes go on beside it, the storage is
+    /// safe to share) unless one is scheduled already. Sweeps again when writes during the sweep took the disk over
+    /// its limit again.
     func scheduleDiskSweep() {
         guard sweeper.claim() else { return }
-        sweeper.queue.async { [weak self] in
+        io.submit { [weak self] in
             guard let self else { return }
             let removed = self.sweepDisk()
             self.sweeper.release()

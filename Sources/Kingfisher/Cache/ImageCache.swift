@@ -80,8 +80,7 @@ public final class ImageCache: Sendable {
         let metrics = CacheMetrics(cacheName: diskStorage.config.name)
         self.metrics = metrics
         self.diskReads = SharedWork { metrics.countCoalescedRead() }
-        self.sweeper = DiskSweeper(
-            label: "com.onevcat.Kingfisher.ImageCache.sweep.\(diskStorage.directoryURL.lastPathComponent)")
+        self.sweeper = DiskSweeper()
         startPeriodicSweeps()
     }
 
