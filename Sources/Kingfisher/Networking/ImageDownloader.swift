@@ -9,7 +9,8 @@ import KingfisherLocking
 #endif
 
 /// Downloads images over HTTP(S) with AsyncHTTPClient, decodes them with the options' processor, and reports
-/// progress. Concurrent requests for the same URL (and the same modified request) share one HTTP request.
+/// progress. Concurrent requests for the same URL (and the same modified request) share one HTTP request, and
+/// those with the same processing one decode of its body (each is shared work: ``SharedWork``).
 ///
 /// ```swift
 /// let result = try await ImageDownloader.default.downloadImage(with: url)
@@ -46,6 +47,12 @@ open class ImageDownloader: @unchecked Sendable {
     /// Where the images of the downloader's own callers are decoded and processed (a manager's retrievals bring
     /// the manager's stage): threads of the downloader's own, started on first use.
     let decoder: DecodeStage
+    /// The downloads callers share, one per request (method, URL, headers): each waits for a connection slot,
+    /// fetches, and hands its body to the processings waiting for it.
+    let fetches = SharedWork<RequestKey, FetchOutcome>()
+    /// The processings of downloaded bodies callers share, one per request and processing: each waits for its
+    /// download, then decodes and processes once for all its callers.
+    let processings = SharedWork<ProcessingWorkKey, Processed>()
     private let settings: Locked<Settings>
 
     struct Settings {
