@@ -183,6 +183,8 @@ extension ImageDownloader {
         }
         let task = ticket.run.attachment(orMake: { made })
         task.follow(run)
+        // Known to `cancel(url:)` from now on, before its fetch has queued.
+        if ticket.isNew { registerDownload(task) }
         if !ticket.isNew, let highest = run.guests(as: DownloadWaiter.self).map(\.options.downloadPriority).max() {
             // A processing joining a queued download raises it to its callers' priority.
             raiseQueued(key, to: highest)

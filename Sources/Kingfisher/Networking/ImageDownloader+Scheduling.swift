@@ -80,6 +80,11 @@ extension ImageDownloader {
         }
     }
 
+    /// Records `task` as the download of its request (for ``cancel(url:)`` and ``cancelAll()``).
+    func registerDownload(_ task: SessionDataTask) {
+        scheduler.withLock { $0.tasks[task.key] = task }
+    }
+
     /// A caller of `downloadPriority` joined the download of `key`: a queued download moves up to it.
     func raiseQueued(_ key: RequestKey, to downloadPriority: Float) {
         scheduler.withLock { scheduler in
