@@ -93,6 +93,21 @@ public final class DownloadTask: Sendable {
         }
     }
 
+    /// Where a download records its place on this handle: the HTTP task and token it joined (then the request
+    /// modifier's `onDownloadTaskStarted` hears of the handle), or `nil` when it prepares a request again.
+    func placement(
+        requestModifier: (any AsyncImageDownloadRequestModifier)?
+    ) -> ImageDownloader.Placement {
+        { [self] place in
+            guard let place else {
+                enter(.preparing)
+                return
+            }
+            attach(place.task, token: place.token)
+            requestModifier?.onDownloadTaskStarted?(self)
+        }
+    }
+
     /// The work for this handle enters `step`.
     func enter(_ step: Step) {
         state.withLock { $0.step = step }

@@ -12,8 +12,9 @@ import KingfisherLocking
 ///   something runs the main queue.
 public typealias DownloadProgressBlock = @Sendable (_ receivedSize: Int64, _ totalSize: Int64) -> Void
 
-/// One caller waiting on a shared HTTP task: its options and progress block, and the continuation of its
-/// download that the task resumes, once, with the caller's image or error.
+/// One caller of a shared download, as the download sees it (the guest it brings to the shared processing of
+/// its body): its options, progress block and previews, and its token on the ``SessionDataTask``. It holds no
+/// result: the caller awaits that from the shared work it joined.
 final class DownloadWaiter: Sendable {
     /// The URL the caller asked for.
     let url: URL
@@ -21,39 +22,46 @@ final class DownloadWaiter: Sendable {
     /// What the pipeline handed the download besides the options (previews, limits, validators).
     let context: DownloadContext
     let progressBlock: DownloadProgressBlock?
-    /// The caller's handle: previews stop when it is cancelled.
-    let handle: DownloadTask
     /// Where the caller's image is decoded and processed: its pipeline's stage, or the downloader's own.
     let decoder: DecodeStage
-    /// The caller's task priority when it joined: the shared download runs at the highest of its waiters'.
-    let priority: TaskPriority
-    private let continuation: DeliverOnce<Result<ImageLoadingResult, KingfisherError>>
+    /// The caller's token on the HTTP task.
+    let token: SessionDataTask.CancelToken
+    /// How the caller leaves the shared work (``SessionDataTask/cancel(token:)``), once it has joined; whether it
+    /// was asked to leave before.
+    private let departure = Locked<(leave: (@Sendable () -> Void)?, asked: Bool)>((nil, false))
 
     init(
         url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext = DownloadContext(),
-        progressBlock: DownloadProgressBlock?, handle: DownloadTask, decoder: DecodeStage,
-        resume: @escaping @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void
+        progressBlock: DownloadProgressBlock?, decoder: DecodeStage, token: SessionDataTask.CancelToken
     ) {
         self.url = url
         self.options = options
         self.context = context
         self.progressBlock = progressBlock
-        self.handle = handle
         self.decoder = decoder
-        self.priority = Task.currentPriority
-        self.continuation = DeliverOnce(resume)
+        self.token = token
     }
 
-    /// Whether the result was delivered already.
-    var isDelivered: Bool { continuation.isDone }
+    /// The caller joined: `leave` makes it leave (at once, when that was asked already).
+    func joined(leave: @escaping @Sendable () -> Void) {
+        let asked = departure.withLock { departure in
+            departure.leave = leave
+            return departure.asked
+        }
+        if asked { leave() }
+    }
 
-    /// Hands the caller its result; later calls do nothing.
-    func resume(_ result: Result<ImageLoadingResult, KingfisherError>) {
-        continuation(result)
+    /// Makes the caller leave its download: it gets ``KingfisherError/RequestErrorReason/taskCancelled(task:token:)``.
+    func leave() {
+        let leave = departure.withLock { departure in
+            departure.asked = true
+            return departure.leave
+        }
+        leave?()
     }
 
     func reportProgress(received: Int64, expected: Int64) {
-        guard let progressBlock, !isDelivered else { return }
+        guard let progressBlock else { return }
         options.callbackQueue.execute { progressBlock(received, expected) }
     }
 }

@@ -232,8 +232,7 @@ extension ImageDownloader {
             kept?.identity.totalLength ?? response.headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
         var count = 0
         if let kept { count = task.receive(resumedStart: kept.bytes, expectedLength: expected) }
-        let previewer = ProgressivePreviewer(
-            callers: task.state.withLock { $0.waiters.map(\.waiter) }, received: { task.mutableData })
+        let previewer = ProgressivePreviewer(callers: { task.callers }, received: { task.mutableData })
         defer { previewer?.finish() }
         do {
             for try await chunk in body {
@@ -243,7 +242,7 @@ extension ImageDownloader {
                 }
                 count = task.receive(chunk, expectedLength: expected)
                 let received = Int64(count)
-                let callers = task.state.withLock { $0.progress(received: received, expected: expected) }
+                let callers = task.recordProgress(received: received, expected: expected)
                 for caller in callers { caller.reportProgress(received: received, expected: expected) }
                 previewer?.receive(chunk, callers: callers)
             }

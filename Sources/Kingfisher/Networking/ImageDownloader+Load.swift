@@ -7,30 +7,35 @@ import KingfisherLocking
 #endif
 
 extension ImageDownloader {
-    /// One caller's download: the request prepared (modifier, URL check), joined to the shared HTTP task for it,
-    /// the caller's image awaited, and failures retried as the options' retry strategy decides. Cancelling the
-    /// calling task cancels this caller only.
+    /// Where a caller's download is: the HTTP task and the caller's token on it once it joined one, `nil` while it
+    /// prepares a request (before the first, and between retries). The edge that holds a ``DownloadTask`` records
+    /// it there; nothing inside the downloader holds a handle.
+    typealias Placement = @Sendable (_ place: (task: SessionDataTask, token: SessionDataTask.CancelToken)?) -> Void
+
+    /// One caller's download: the request prepared (modifier, URL check), joined to the shared download and
+    /// processing for it, the caller's image awaited, and failures retried as the options' retry strategy decides.
+    /// Cancelling the calling task cancels this caller only; `placed` hears where the download is.
     ///
     /// As in Kingfisher, the strategy is asked about every failure of the download: response errors, an empty or
     /// non-image body (`processingFailed`), a failing processor, a limit. Cancellation is never retried, and request
     /// errors (an empty request, an invalid URL) end the download before a request exists.
     func load(
-        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        joined: JoinedAttempt? = nil, context: DownloadContext = DownloadContext()
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
+        joined: JoinedAttempt? = nil, context: DownloadContext = DownloadContext(), placed: Placement? = nil
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         var retriedCount = 0
         var userInfo: (any Sendable)?
         var joined = joined
         while true {
             let result = await attempt(
-                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined, context: context)
+                url, options: options, progressBlock: progressBlock, joined: joined, context: context, placed: placed)
             joined = nil
             guard case .failure(let error) = result, let strategy = options.retryStrategy, !error.isTaskCancelled,
                 !error.isRequestError
             else {
                 return result
             }
-            handle.enter(.preparing)
+            placed?(nil)
             let context = RetryContext(url: url, error: error, retriedCount: retriedCount, userInfo: userInfo)
             let decision = await Self.decision(of: strategy, for: context)
             guard !Task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
@@ -46,24 +51,17 @@ extension ImageDownloader {
 
     /// What the strategy decides; `nil` when the calling task is cancelled first (a strategy may wait long).
     private static func decision(of strategy: any RetryStrategy, for context: RetryContext) async -> RetryDecision? {
-        let once = Locked<DeliverOnce<RetryDecision?>?>(nil)
-        return await withTaskCancellationHandler {
-            await withSanitizedCheckedContinuation { continuation in
-                let deliver = DeliverOnce<RetryDecision?> { continuation.resume(returning: $0) }
-                once.withLock { $0 = deliver }
-                if Task.isCancelled { deliver(nil) }
-                strategy.retry(context: context) { deliver($0) }
-            }
-        } onCancel: {
-            once.withLock { $0 }?(nil)
+        let ask: (DeliverOnce<RetryDecision?>) -> Void = { deliver in
+            strategy.retry(context: context) { deliver($0) }
         }
+        return await DeliverOnce.awaiting(ask, whenCancelled: { $0(nil) })
     }
 
-    /// One try: the request, then the shared HTTP task's result for this caller. `joined` is a first try the
-    /// caller joined already (see ``joinSynchronously(_:options:progressBlock:handle:)``).
+    /// One try: the request, then the shared processing's result for this caller. `joined` is a first try the
+    /// caller joined already (see ``joinSynchronously(_:options:context:progressBlock:placed:)``).
     private func attempt(
-        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?, handle: DownloadTask,
-        joined: JoinedAttempt? = nil, context: DownloadContext
+        _ url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
+        joined: JoinedAttempt? = nil, context: DownloadContext, placed: Placement?
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         if let joined { return await joined.result() }
         guard !Task.isCancelled else { return .failure(.requestError(reason: .asyncTaskContextCancelled)) }
@@ -74,7 +72,7 @@ extension ImageDownloader {
         case .failure(let error): return .failure(error)
         }
         let joined = join(
-            request, url: url, options: options, progressBlock: progressBlock, handle: handle, context: context)
+            request, url: url, options: options, progressBlock: progressBlock, context: context, placed: placed)
         return await joined.result()
     }
 
@@ -136,27 +134,71 @@ extension ImageDownloader {
         return .failure(failure)
     }
 
-    /// Joins (or creates and starts) the shared HTTP task for `request` as a new waiter.
+    /// Joins the shared processing of `request`'s body with the caller's processing (started when none runs),
+    /// which joins (or starts) the shared download of `request`: at once, without waiting.
     private func join(
         _ request: URLRequest, url: URL, options: KingfisherParsedOptionsInfo, progressBlock: DownloadProgressBlock?,
-        handle: DownloadTask, context: DownloadContext
+        context: DownloadContext, placed: Placement?
     ) -> JoinedAttempt {
-        let attempt = JoinedAttempt()
+        let key = RequestKey(request)
+        let (engine, decoder) = (context.engine, context.decoder ?? self.decoder)
         let waiter = DownloadWaiter(
-            url: url, options: options, context: context, progressBlock: progressBlock, handle: handle,
-            decoder: context.decoder ?? decoder, resume: { attempt.resolve($0) })
-        let joined = join(request, caller: waiter)
-        if joined.isNew {
-            delegate?.imageDownloader(self, willDownloadImageForURL: url, with: request)
+            url: url, options: options, context: context, progressBlock: progressBlock, decoder: decoder,
+            token: nextToken())
+        let fetch: @Sendable (ProcessingRun) -> SharedWork<RequestKey, FetchOutcome>.Ticket = { [self] run in
+            joinFetch(request, key: key, url: url, options: options, context: context, for: run)
         }
-        handle.attach(joined.task, token: joined.token)
-        attempt.attach(joined.task, token: joined.token)
-        if joined.startNow {
-            // Even a task every caller left must go through launch, which gives its slot back.
-            launch(joined.task)
+        let ticket = processings.join(
+            ProcessingWorkKey(request: key, processing: ProcessingKey(options, engine: engine)), guest: waiter
+        ) { [self] run in
+            await runProcessing(run, options: options, decoder: decoder, engine: engine) { fetch(run) }
         }
-        options.requestModifier?.onDownloadTaskStarted?(handle)
-        return attempt
+        waiter.joined(leave: ticket.leave)
+        var startedFetch = false
+        let fetchTicket = ticket.run.attachment {
+            startedFetch = true
+            return fetch(ticket.run)
+        }
+        // The fetch's handle is attached when the fetch is joined.
+        let task = fetchTicket.run.attachment(as: SessionDataTask.self)!
+        raiseQueued(key, to: options.downloadPriority)
+        if !(ticket.isNew && startedFetch && fetchTicket.isNew) { metrics.countCoalescedWaiter() }
+        placed?((task, waiter.token))
+        return JoinedAttempt(.joined(ticket, task: task, token: waiter.token), downloader: self)
+    }
+
+    /// Joins (or starts) the shared download of `request` for a processing of its body (`run`), and makes its
+    /// handle the processing's callers see.
+    private func joinFetch(
+        _ request: URLRequest, key: RequestKey, url: URL, options: KingfisherParsedOptionsInfo,
+        context: DownloadContext, for run: ProcessingRun
+    ) -> SharedWork<RequestKey, FetchOutcome>.Ticket {
+        let made = SessionDataTask(
+            originalURL: url, request: request, key: key, redirectHandler: options.redirectHandler,
+            partialDownloads: context.partialDownloads, requestLogger: options.logger ?? logger,
+            bodyBuffers: bodyBuffers)
+        // Before the fetch starts: it queues at its callers' priority.
+        made.follow(run)
+        let ticket = fetches.join(key, guest: run) { [self] fetchRun in
+            await runFetch(fetchRun.attachment(orMake: { made }))
+        }
+        let task = ticket.run.attachment(orMake: { made })
+        task.follow(run)
+        // Known to `cancel(url:)` from now on, before its fetch has queued.
+        if ticket.isNew { registerDownload(task) }
+        if !ticket.isNew, let highest = run.guests(as: DownloadWaiter.self).map(\.options.downloadPriority).max() {
+            // A processing joining a queued download raises it to its callers' priority.
+            raiseQueued(key, to: highest)
+        }
+        return ticket
+    }
+
+    /// A token for a new caller: distinct from every other caller's of the downloader.
+    private func nextToken() -> SessionDataTask.CancelToken {
+        scheduler.withLock { scheduler in
+            defer { scheduler.nextToken += 1 }
+            return scheduler.nextToken
+        }
     }
 
     /// The first try of a callback caller, joined before `downloadImage` returns (as in Kingfisher, whose task is
@@ -164,64 +206,55 @@ extension ImageDownloader {
     /// refused, or an invalid URL, is the try's result.
     func joinSynchronously(
         _ url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext,
-        progressBlock: DownloadProgressBlock?, handle: DownloadTask
+        progressBlock: DownloadProgressBlock?, placed: Placement?
     ) -> JoinedAttempt? {
-        guard !handle.isCancelled, let prepared = prepareSynchronously(url, modifier: options.requestModifier) else {
+        guard let prepared = prepareSynchronously(url, modifier: options.requestModifier) else {
             return nil
         }
         switch prepared {
         case .success(let request):
             return join(
                 Self.adding(context.conditionalHeaders, to: request), url: url, options: options,
-                progressBlock: progressBlock, handle: handle, context: context)
+                progressBlock: progressBlock, context: context, placed: placed)
         case .failure(let error):
-            let failed = JoinedAttempt()
-            failed.resolve(.failure(error))
-            return failed
+            return JoinedAttempt(.failed(error), downloader: self)
         }
     }
 }
 
-/// A caller's place on a shared HTTP task: the result it will get, awaited once. Cancelling the task that awaits
-/// it leaves the HTTP task (which then resolves it with `taskCancelled`).
-final class JoinedAttempt: Sendable {
-    private struct State {
-        var value: Result<ImageLoadingResult, KingfisherError>?
-        var continuation: CheckedContinuation<Result<ImageLoadingResult, KingfisherError>, Never>?
-        var place: (task: SessionDataTask, token: SessionDataTask.CancelToken)?
+/// A caller's place on the shared processing of a download (or the failure of its request): the result it will
+/// get, awaited once. Cancelling the task that awaits it makes the caller leave (it gets `taskCancelled`).
+struct JoinedAttempt: Sendable {
+    enum Place: Sendable {
+        case joined(
+            SharedWork<ProcessingWorkKey, ImageDownloader.Processed>.Ticket, task: SessionDataTask,
+            token: SessionDataTask.CancelToken)
+        case failed(KingfisherError)
     }
 
-    private let state = Locked(State())
+    let place: Place
+    let downloader: ImageDownloader
 
-    func attach(_ task: SessionDataTask, token: SessionDataTask.CancelToken) {
-        state.withLock { $0.place = (task, token) }
+    init(_ place: Place, downloader: ImageDownloader) {
+        self.place = place
+        self.downloader = downloader
     }
 
-    /// Records the result (the first time only) and resumes the waiting task, if any.
-    func resolve(_ result: Result<ImageLoadingResult, KingfisherError>) {
-        let continuation = state.withLock {
-            state -> CheckedContinuation<Result<ImageLoadingResult, KingfisherError>, Never>? in
-            guard state.value == nil else { return nil }
-            state.value = result
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(returning: result)
-    }
-
-    /// The result, once the HTTP task has given it.
+    /// The caller's result: its processing's, or `taskCancelled` when it left first. The delegate hears of each
+    /// caller's image, as Kingfisher's.
     func result() async -> Result<ImageLoadingResult, KingfisherError> {
-        await withTaskCancellationHandler {
-            await withSanitizedCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Result<ImageLoadingResult, KingfisherError>? in
-                    if let value = state.value { return value }
-                    state.continuation = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
+        switch place {
+        case .failed(let error):
+            return .failure(error)
+        case .joined(let ticket, let task, let token):
+            guard let processed = await ticket.value(), let result = processed.result else {
+                return .failure(.requestError(reason: .taskCancelled(task: task, token: token)))
             }
-        } onCancel: {
-            if let (task, token) = state.withLock({ $0.place }) { task.cancel(token: token) }
+            if case .success(let loaded) = result, !loaded.isNotModified {
+                downloader.delegate?.imageDownloader(
+                    downloader, didDownload: loaded.image, for: task.originalURL ?? task.url, with: processed.response)
+            }
+            return result
         }
     }
 }
@@ -272,8 +305,9 @@ final class DownloadHandOff: Sendable {
 }
 
 extension ImageDownloader {
-    /// The callback form of ``load(_:options:progressBlock:handle:)``: runs it in a task of its own and delivers
-    /// its result once on the callback queue; cancelling `handle` cancels that task and tells the caller at once.
+    /// The callback form of ``load(_:options:progressBlock:joined:context:placed:)``: runs it in a task of its own
+    /// and delivers its result once on the callback queue; cancelling `handle` cancels that task and tells the
+    /// caller at once. The handle stays here, at the edge: the download records where it is on it.
     /// - Parameter finishesHandle: whether delivering ends `handle` (`false` when the handle belongs to a
     ///   retrieval that goes on after the download).
     func startLoad(
@@ -283,11 +317,15 @@ extension ImageDownloader {
     ) {
         let sink = finishesHandle ? context.previewSink : nil
         let deliver = DeliverOnce(on: options.callbackQueue, closing: sink, completion)
-        let joined = joinSynchronously(
-            url, options: options, context: context, progressBlock: progressBlock, handle: handle)
+        let placed = handle.placement(requestModifier: options.requestModifier)
+        let joined =
+            handle.isCancelled
+            ? nil
+            : joinSynchronously(
+                url, options: options, context: context, progressBlock: progressBlock, placed: placed)
         let cancel = deliver.run {
             let result = await self.load(
-                url, options: options, progressBlock: progressBlock, handle: handle, joined: joined, context: context)
+                url, options: options, progressBlock: progressBlock, joined: joined, context: context, placed: placed)
             if finishesHandle { handle.markFinished() }
             return result
         }
@@ -325,7 +363,7 @@ extension ImageDownloader {
     }
 
     /// A download for a caller inside the library (the manager, the prefetcher): straight to
-    /// ``load(_:options:progressBlock:handle:joined:context:)``, in the calling task, or through a subclass's
+    /// ``load(_:options:progressBlock:joined:context:placed:)``, in the calling task, or through a subclass's
     /// override (see ``start(_:options:context:progressBlock:handle:finishesHandle:completion:)``). Cancelling the
     /// calling task cancels the download; `handle` stays the caller's (it is not finished here).
     func download(
@@ -333,17 +371,17 @@ extension ImageDownloader {
         progressBlock: DownloadProgressBlock?, handle: DownloadTask
     ) async -> Result<ImageLoadingResult, KingfisherError> {
         guard type(of: self) != ImageDownloader.self else {
-            return await load(url, options: options, progressBlock: progressBlock, handle: handle, context: context)
+            return await load(
+                url, options: options, progressBlock: progressBlock, context: context,
+                placed: handle.placement(requestModifier: options.requestModifier))
         }
-        return await withTaskCancellationHandler {
-            await withSanitizedCheckedContinuation { continuation in
-                start(
-                    url, options: options, context: context, progressBlock: progressBlock, handle: handle,
-                    finishesHandle: false, completion: { continuation.resume(returning: $0) })
-            }
-        } onCancel: {
-            handle.cancel()
+        // A cancel of the calling task cancels the handle: the override (or super) delivers the cancellation.
+        let download: (DeliverOnce<Result<ImageLoadingResult, KingfisherError>>) -> Void = { deliver in
+            self.start(
+                url, options: options, context: context, progressBlock: progressBlock, handle: handle,
+                finishesHandle: false, completion: { deliver($0) })
         }
+        return await DeliverOnce.awaiting(download, whenCancelled: { _ in handle.cancel() })
     }
 
     /// The context of a caller of the downloader itself: progressive previews, without an image target, go to

@@ -6,54 +6,91 @@ import KingfisherLocking
 #endif
 
 extension ImageDownloader {
-    /// The downloader's HTTP tasks: the ones callers can join, and which of them hold a connection slot or wait
-    /// for one.
+    /// The downloader's connection slots, and the HTTP tasks that hold one or wait for one.
     struct Scheduler {
-        /// The connection slots: the limiter's state, with the waiting tasks ordered by Kingfisher's
+        /// The connection slots: the limiter's state, with the waiting downloads ordered by Kingfisher's
         /// `downloadPriority` (the highest of their callers').
-        typealias Slots = Limiter.StateMachine<ObjectIdentifier, Float, SessionDataTask>
+        typealias Slots = Limiter.StateMachine<ObjectIdentifier, Float, CheckedContinuation<Bool, Never>>
 
-        /// Tasks callers can still join, by request.
+        /// The HTTP tasks waiting for a slot or holding one, by request (the latest for each).
         var tasks: [RequestKey: SessionDataTask] = [:]
         var slots: Slots
+        /// The next caller's token: distinct from every other caller's of the downloader.
+        var nextToken: SessionDataTask.CancelToken = 0
 
         init(limit: Int) {
             slots = Slots(limit: limit)
         }
     }
 
-    /// Attaches `caller` to the task for `request`, creating and queueing one if none can be joined.
-    /// - Returns: the task, the caller's token, whether the task is new, and whether it must start now.
-    func join(_ request: URLRequest, caller: DownloadWaiter) -> (
-        task: SessionDataTask, token: SessionDataTask.CancelToken, isNew: Bool, startNow: Bool
-    ) {
-        let key = RequestKey(request)
-        let priority = caller.options.downloadPriority
-        let joined = scheduler.withLock {
-            scheduler -> (task: SessionDataTask, token: SessionDataTask.CancelToken, isNew: Bool, startNow: Bool) in
-            if let existing = scheduler.tasks[key], let token = existing.state.withLock({ $0.add(caller) }) {
-                scheduler.slots.raise(ObjectIdentifier(existing), to: priority)
-                metrics.countCoalescedWaiter()
-                return (existing, token, false, false)
-            }
-            let task = SessionDataTask(
-                originalURL: caller.url, request: request, key: key, redirectHandler: caller.options.redirectHandler,
-                partialDownloads: caller.context.partialDownloads, requestLogger: caller.options.logger ?? logger,
-                downloader: self)
-            let token = task.state.withLock { $0.add(caller) } ?? 0
-            scheduler.tasks[key] = task
-            defer { recordDepths(of: scheduler) }
-            let action = scheduler.slots.acquire(ObjectIdentifier(task), priority: priority, waiter: task)
-            if case .run = action {
-                return (task, token, true, true)
-            }
-            return (task, token, true, false)
+    /// A download slot held by an HTTP task: given back when the last holder of the lease lets it go (the fetch,
+    /// then every processing of its body), so that bodies waiting for a decoder count against
+    /// ``Configuration/maxConcurrentDownloads``: memory stays bounded when decoding is slower than the network.
+    final class SlotLease: Sendable {
+        private let downloader: ImageDownloader
+        private let task: SessionDataTask
+
+        fileprivate init(downloader: ImageDownloader, task: SessionDataTask) {
+            self.downloader = downloader
+            self.task = task
         }
-        // A shared download (and the decodes it runs) takes the highest task priority of its callers.
-        if !joined.isNew, let driver = joined.task.state.withLock({ $0.escalation(for: caller.priority) }) {
-            driver.escalatePriority(to: caller.priority)
+
+        deinit {
+            downloader.releaseSlot(of: task)
         }
-        return joined
+    }
+
+    /// Waits until `task` holds a download slot, in the order of its callers' `downloadPriority`; `nil` when the
+    /// calling task (the shared fetch) is cancelled first: every caller left while it was queued.
+    func takeSlot(for task: SessionDataTask) async -> SlotLease? {
+        let id = ObjectIdentifier(task)
+        let granted = await withTaskCancellationHandler {
+            await withSanitizedCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
+                // The priority is read under the scheduler's lock, so that a caller joining meanwhile raises it
+                // (``raiseQueued(_:to:)``) either before (it is counted) or after (it finds the task queued).
+                let action = scheduler.withLock { scheduler in
+                    scheduler.tasks[task.key] = task
+                    defer { recordDepths(of: scheduler) }
+                    return scheduler.slots.acquire(id, priority: task.downloadPriority, waiter: waiter)
+                }
+                resume(action, waiter)
+            }
+        } onCancel: {
+            let action = scheduler.withLock { scheduler in
+                defer { recordDepths(of: scheduler) }
+                return scheduler.slots.cancel(id)
+            }
+            resume(action, nil)
+        }
+        guard granted else {
+            scheduler.withLock { scheduler in
+                if scheduler.tasks[task.key] === task { scheduler.tasks[task.key] = nil }
+            }
+            return nil
+        }
+        return SlotLease(downloader: self, task: task)
+    }
+
+    private func resume(_ action: Scheduler.Slots.Action, _ caller: CheckedContinuation<Bool, Never>?) {
+        switch action {
+        case .none: break
+        case .run: caller?.resume(returning: true)
+        case .resume(let waiter): waiter.resume(returning: true)
+        case .cancel(let waiter), .refuse(let waiter): waiter.resume(returning: false)
+        }
+    }
+
+    /// Records `task` as the download of its request (for ``cancel(url:)`` and ``cancelAll()``).
+    func registerDownload(_ task: SessionDataTask) {
+        scheduler.withLock { $0.tasks[task.key] = task }
+    }
+
+    /// A caller of `downloadPriority` joined the download of `key`: a queued download moves up to it.
+    func raiseQueued(_ key: RequestKey, to downloadPriority: Float) {
+        scheduler.withLock { scheduler in
+            guard let task = scheduler.tasks[key] else { return }
+            scheduler.slots.raise(ObjectIdentifier(task), to: downloadPriority)
+        }
     }
 
     /// Records the queue's depth and the running downloads, under the scheduler's lock so that a backend's last
@@ -62,55 +99,15 @@ extension ImageDownloader {
         metrics.recordDepths(queued: scheduler.slots.waitingCount, running: scheduler.slots.holdingCount)
     }
 
-    /// Starts fetching `task`, which holds a download slot.
-    func launch(_ task: SessionDataTask) {
-        guard task.state.withLock({ $0.begin() }) else {
-            // Every caller left between taking the slot and starting.
-            taskEnded(task)
-            return
-        }
-        let priority = task.state.withLock { $0.priority }
-        let fetch = Task(priority: priority) { await self.run(task) }
-        if !task.state.withLock({ $0.attachFetch(fetch) }) {
-            fetch.cancel()
-        }
-    }
-
-    /// Stops new callers from joining `task` (its data is in; later callers need a new request).
-    func forget(_ task: SessionDataTask) {
-        scheduler.withLock { scheduler in
-            if scheduler.tasks[task.key] === task {
-                scheduler.tasks[task.key] = nil
-            }
-        }
-    }
-
-    /// Forgets `task`, frees the slot it held, and starts the queued task that takes it.
-    func taskEnded(_ task: SessionDataTask) {
-        let next = scheduler.withLock { scheduler -> SessionDataTask? in
+    /// Frees the slot `task` held, and hands it to the queued download that takes it.
+    fileprivate func releaseSlot(of task: SessionDataTask) {
+        let action = scheduler.withLock { scheduler in
             if scheduler.tasks[task.key] === task {
                 scheduler.tasks[task.key] = nil
             }
             defer { recordDepths(of: scheduler) }
-            guard case .resume(let queued) = scheduler.slots.release(ObjectIdentifier(task)) else {
-                return nil
-            }
-            return queued
+            return scheduler.slots.release(ObjectIdentifier(task))
         }
-        if let next { launch(next) }
-    }
-
-    /// Every caller of a queued task cancelled: drop it from the queue and report the end of the download.
-    func sessionTaskCancelledWhileQueued(_ task: SessionDataTask) {
-        scheduler.withLock { scheduler in
-            _ = scheduler.slots.withdraw(ObjectIdentifier(task))
-            if scheduler.tasks[task.key] === task {
-                scheduler.tasks[task.key] = nil
-            }
-            recordDepths(of: scheduler)
-        }
-        metrics.countDownload(status: "cancelled")
-        delegate?.imageDownloader(
-            self, didFinishDownloadingImageForURL: task.url, with: nil, error: CancellationError())
+        resume(action, nil)
     }
 }

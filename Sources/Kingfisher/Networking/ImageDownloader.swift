@@ -9,7 +9,8 @@ import KingfisherLocking
 #endif
 
 /// Downloads images over HTTP(S) with AsyncHTTPClient, decodes them with the options' processor, and reports
-/// progress. Concurrent requests for the same URL (and the same modified request) share one HTTP request.
+/// progress. Concurrent requests for the same URL (and the same modified request) share one HTTP request, and
+/// those with the same processing one decode of its body (each is shared work: ``SharedWork``).
 ///
 /// ```swift
 /// let result = try await ImageDownloader.default.downloadImage(with: url)
@@ -48,6 +49,12 @@ open class ImageDownloader: @unchecked Sendable {
     let decoder: DecodeStage
     /// Released buffers of large response bodies, kept for the next bodies of this downloader.
     let bodyBuffers = MappingPool(maximumBytes: 16 << 20)
+    /// The downloads callers share, one per request (method, URL, headers): each waits for a connection slot,
+    /// fetches, and hands its body to the processings waiting for it.
+    let fetches = SharedWork<RequestKey, FetchOutcome>()
+    /// The processings of downloaded bodies callers share, one per request and processing: each waits for its
+    /// download, then decodes and processes once for all its callers.
+    let processings = SharedWork<ProcessingWorkKey, Processed>()
     private let settings: Locked<Settings>
 
     struct Settings {

@@ -11,8 +11,8 @@ import KingfisherLocking
 /// (``pool``), never on the cooperative pool. When it ends, the next one starts if a caller is due: a new scan
 /// completed and its ``ImageProgressive/scanInterval`` since its last preview has passed (a timer waits for the
 /// interval when no byte arrives meanwhile). The body's bytes are released, and nothing more is decoded or
-/// delivered, once the body is complete: the final image is on its way then. A caller that left the task
-/// (cancelled) or was delivered its result gets no more previews.
+/// delivered, once the body is complete: the final image is on its way then. A caller that left the download
+/// (cancelled) gets no more previews.
 ///
 /// A caller that joins the task after its first byte arrived gets previews only when a caller with previews was
 /// there from the start.
@@ -98,13 +98,17 @@ final class ProgressivePreviewer: Sendable {
     private let state = Locked(State())
     /// The body received so far (a copy).
     private let received: @Sendable () -> Data
+    /// The download's callers now.
+    private let callers: @Sendable () -> [DownloadWaiter]
 
-    /// A previewer for a task whose callers are `callers` and whose body so far `received` gives; `nil` when none
-    /// of them wants previews.
-    init?(callers: [DownloadWaiter], received: @escaping @Sendable () -> Data) {
-        guard callers.contains(where: { $0.context.previewSink != nil }) else { return nil }
+    /// A previewer for a download whose callers `callers` gives and whose body so far `received` gives; `nil` when
+    /// none of its callers wants previews now.
+    init?(callers: @escaping @Sendable () -> [DownloadWaiter], received: @escaping @Sendable () -> Data) {
+        let present = callers()
+        guard present.contains(where: { $0.context.previewSink != nil }) else { return nil }
         self.received = received
-        state.withLock { $0.follow(callers) }
+        self.callers = callers
+        state.withLock { $0.follow(present) }
     }
 
     /// Takes the next piece of the body; `callers` are the task's callers now.
@@ -161,7 +165,7 @@ final class ProgressivePreviewer: Sendable {
 
     private func run(_ job: Job) {
         let wanted = { [self] in
-            state.withLock { $0.isFollowing(job.caller) } && !job.caller.isDelivered && !job.caller.handle.isCancelled
+            state.withLock { $0.isFollowing(job.caller) } && callers().contains { $0 === job.caller }
         }
         if wanted(), let preview = Self.decode(job, bytes: scanBytes(job)), wanted() {
             job.sink.deliver(preview, scans: job.scans, from: job.caller)

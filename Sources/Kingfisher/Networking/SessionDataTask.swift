@@ -10,7 +10,9 @@ import Logging
 /// One HTTP request shared by every caller that asked for the same request at the same time.
 ///
 /// Callers are attached with a ``CancelToken``; the request is cancelled when the last caller cancels.
-/// - Note: Kingfisher's `SessionDataTask` wraps a `URLSessionDataTask`; this one drives AsyncHTTPClient.
+/// - Note: Kingfisher's `SessionDataTask` wraps a `URLSessionDataTask`; this one drives AsyncHTTPClient. The
+///   download it stands for is shared work of the downloader (see ``ImageDownloader``): this object is the handle
+///   its callers see, and what the fetch keeps of the body while it arrives.
 public final class SessionDataTask: Sendable {
     /// Identifies one caller on the task.
     public typealias CancelToken = Int
@@ -34,13 +36,18 @@ public final class SessionDataTask: Sendable {
     /// (AsyncHTTPClient's per-request logger); `nil` logs nothing.
     let requestLogger: Logger?
     let state = Locked(StateMachine())
-    // Strong: a task keeps its downloader alive until it ends (the downloader drops the task then).
-    private let downloader: ImageDownloader
+    /// The processings waiting for the body (each shared by the callers of one processor): their callers are the
+    /// task's callers. Held weakly: a processing holds the download it waits for.
+    private let processings = Locked<[WeakProcessing]>([])
+
+    /// Where a large body's buffer comes from and goes back to: the downloader's.
+    private let bodyBuffers: MappingPool
 
     init(
         originalURL: URL, request: URLRequest, key: RequestKey, redirectHandler: (any ImageDownloadRedirectHandler)?,
-        partialDownloads: PartialDownloadStore? = nil, requestLogger: Logger? = nil, downloader: ImageDownloader
+        partialDownloads: PartialDownloadStore? = nil, requestLogger: Logger? = nil, bodyBuffers: MappingPool
     ) {
+        self.bodyBuffers = bodyBuffers
         self.partialDownloads = partialDownloads
         self.requestLogger = requestLogger
         self.url = originalURL
@@ -48,14 +55,13 @@ public final class SessionDataTask: Sendable {
         self.redirectHandler = redirectHandler
         self.request = request
         self.key = key
-        self.downloader = downloader
     }
 
     /// Whether the HTTP work was stopped because every caller cancelled.
     public var isTaskCancelled: Bool { state.withLock { $0.wasCancelled } }
 
     /// Whether callers are still waiting for this task.
-    public var containsCallbacks: Bool { state.withLock { !$0.waiters.isEmpty } }
+    public var containsCallbacks: Bool { !callers.isEmpty }
 
     /// The body bytes received so far: while the body downloads, what has arrived; then the whole body until the
     /// delegate's `imageDownloader(_:didDownload:with:)` has returned. Empty before the body starts and once the
@@ -80,29 +86,42 @@ public final class SessionDataTask: Sendable {
     /// Cancels the caller with `token`: it gets ``KingfisherError/RequestErrorReason/taskCancelled(task:token:)``.
     /// The request stops when no caller is left.
     public func cancel(token: CancelToken) {
-        let (waiter, stop) = state.withLock { $0.cancel(token: token) }
-        waiter?.resume(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
-        if let stop { perform(stop) }
+        callers.first { $0.token == token }?.leave()
     }
 
     /// Cancels every caller and the request.
     public func forceCancel() {
-        let (waiters, stop) = state.withLock { $0.cancelAll() }
-        for (token, waiter) in waiters {
-            waiter.resume(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
-        }
-        if let stop { perform(stop) }
+        for caller in callers { caller.leave() }
     }
 
-    private func perform(_ stop: StateMachine.Stop) {
-        switch stop {
-        case .dequeue:
-            downloader.sessionTaskCancelledWhileQueued(self)
-        case .cancelFetch(let fetch):
-            fetch?.cancel()
-        case .stopDecode(let stop):
-            stop()
+    /// The callers waiting now, in the order their processings joined: while the body downloads, and while it is
+    /// processed.
+    var callers: [DownloadWaiter] {
+        processings.withLock { $0.compactMap(\.run) }.flatMap { $0.guests(as: DownloadWaiter.self) }
+    }
+
+    /// The highest `downloadPriority` of the callers: where the download waits in the queue for a connection.
+    var downloadPriority: Float {
+        callers.map(\.options.downloadPriority).max() ?? KingfisherParsedOptionsInfo(nil).downloadPriority
+    }
+
+    /// A processing of the body joined the download: its callers are the task's too.
+    func follow(_ processing: ImageDownloader.ProcessingRun) {
+        processings.withLock { followed in
+            followed.removeAll { $0.run == nil }
+            guard !followed.contains(where: { $0.run === processing }) else { return }
+            followed.append(WeakProcessing(run: processing))
         }
+    }
+
+    /// Records progress and returns the callers to tell.
+    func recordProgress(received: Int64, expected: Int64) -> [DownloadWaiter] {
+        state.withLock { $0.progress(received: received, expected: expected) }
+        return callers
+    }
+
+    private struct WeakProcessing {
+        weak var run: ImageDownloader.ProcessingRun?
     }
 }
 
@@ -133,7 +152,7 @@ extension SessionDataTask {
             case .receiving(var collected):
                 var current =
                     collected.take()
-                    ?? CollectedBody(expectedLength: expectedLength, buffers: downloader.bodyBuffers)
+                    ?? CollectedBody(expectedLength: expectedLength, buffers: bodyBuffers)
                 append(&current)
                 let count = current.count
                 body = .receiving(current)

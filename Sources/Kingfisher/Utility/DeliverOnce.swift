@@ -52,3 +52,27 @@ extension DeliverOnce {
         }
     }
 }
+
+extension DeliverOnce {
+    /// Awaits the value a callback API delivers: the one place where async code waits for a callback (a retry
+    /// strategy's decision, a downloader subclass's completion handler). `start` gets the delivery; the first value
+    /// counts. When the calling task is cancelled, `cancel` runs with the delivery: it delivers a value of its own
+    /// at once, or makes the callback API deliver one.
+    static func awaiting(
+        _ start: (DeliverOnce<Value>) -> Void,
+        whenCancelled cancel: @escaping @Sendable (DeliverOnce<Value>) -> Void
+    ) async -> Value {
+        let once = Locked<DeliverOnce<Value>?>(nil)
+        return await withTaskCancellationHandler {
+            await withSanitizedCheckedContinuation { continuation in
+                let deliver = DeliverOnce { continuation.resume(returning: $0) }
+                once.withLock { $0 = deliver }
+                start(deliver)
+                // A cancel that came before the delivery was recorded.
+                if Task.isCancelled { cancel(deliver) }
+            }
+        } onCancel: {
+            if let deliver = once.withLock({ $0 }) { cancel(deliver) }
+        }
+    }
+}

@@ -109,6 +109,8 @@ struct DecodePriorityTests {
         let second = Task(priority: .low) { await shared.value(for: "photo") { 2 } }
         #expect(await eventually(timeout: 40) { shared.waitingCount == 2 })
         queued.blocker.release()
+        // (Awaiting a caller's value before both ran would escalate it, and the shared work with it.)
+        #expect(await eventually(timeout: 40) { queued.log.entries.count == 2 })
         _ = await (queued.first.value, second.value, queued.other.value)
         // Then the medium-priority job went first
         #expect(queued.log.entries == ["other", "shared"])

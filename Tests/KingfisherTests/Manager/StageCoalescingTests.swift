@@ -89,11 +89,8 @@ private final class HalvingCounter: ImageProcessor {
 }
 
 extension ImageDownloader {
-    /// How many callers wait on this downloader's HTTP tasks now.
-    var waitingCallers: Int {
-        let tasks = scheduler.withLock { Array($0.tasks.values) }
-        return tasks.reduce(0) { total, task in total + task.state.withLock { $0.waiters.count } }
-    }
+    /// How many callers wait on this downloader's downloads now (each waits on the processing of its body).
+    var waitingCallers: Int { processings.waitingCount }
 }
 
 /// Every decode and processing run happens on the decode executor, whose threads are as many as the cores.

@@ -178,6 +178,42 @@ struct ImageDownloaderCoalescingTests {
         }
     }
 
+    @Test func eachCallerOfASharedDownloadGetsItsOwnProgress() async throws {
+        try await withDownloader { server, downloader in
+            // Given a body sent in two halves, the second once the first has been read
+            let png = Fixtures.png(width: 128, height: 128)
+            server.route(
+                "/a.png", .init(body: png, contentLength: Int64(png.count), holdAfterBodyBytes: png.count / 2))
+            let url = server.url("/a.png")
+            let (first, second) = (ProgressRecorder(), ProgressRecorder())
+            let collector = ResultCollector()
+            // When a caller starts it, and a second joins while its body arrives
+            downloader.downloadImage(with: url, progressBlock: first.block, completionHandler: collector.handler)
+            #expect(await eventually(timeout: 40) { !first.reports.isEmpty })
+            downloader.downloadImage(with: url, progressBlock: second.block, completionHandler: collector.handler)
+            server.release("/a.png")
+            await collector.wait(for: 2)
+            // Then both got the image from one request, and each its own progress to the end
+            #expect(collector.results.allSatisfy { (try? $0.get())?.originalData == png })
+            #expect(server.hits("/a.png") == 1)
+            #expect(first.reports.last?.0 == Int64(png.count))
+            #expect(second.reports.last?.0 == Int64(png.count))
+        }
+    }
+
+    @Test func cancelURLReachesADownloadBeforeItsRequestIsSent() async throws {
+        try await withDownloader { server, downloader in
+            server.route("/a.png", .init(body: Fixtures.png(), held: true))
+            let collector = ResultCollector()
+            downloader.downloadImage(with: server.url("/a.png"), completionHandler: collector.handler)
+            // At once: the download is joined, its fetch maybe not queued yet
+            downloader.cancel(url: server.url("/a.png"))
+            await collector.wait(for: 1)
+            #expect(collector.results[0].error?.isTaskCancelled == true)
+            server.release("/a.png")
+        }
+    }
+
     @Test func cancelURLAndCancelAll() async throws {
         try await withDownloader { server, downloader in
             server.route("/a.png", .init(body: Fixtures.png(), held: true))

@@ -6,10 +6,10 @@ import Logging
 /// while they fail) through the caches, the fetch, processing and storing (ImageRetrieval+Run.swift, and a file
 /// per stage beside it).
 ///
-/// It runs inside one Swift task; cancelling that task cancels it (the download or provider it waits on included).
-/// The caller's ``DownloadTask``s stand for that task: the callback and `async` APIs make cancelling any of them
-/// cancel it and tell the caller at once, with the error of the step it is in (which the steps record on the
-/// current handle). Before any cache write the retrieval commits: from then on a cancel does nothing, and a cancel
+/// It runs inside one Swift task; cancelling that task cancels it (the download or provider it waits on included):
+/// that is the one way cancellation travels inside. The caller's ``DownloadTask``s stand for that task at the
+/// callback edge (``start(completion:)``): cancelling any of them cancels it and tells the caller at once, with the
+/// error of the step it is in (which the steps record on the current handle). Before any cache write the retrieval commits: from then on a cancel does nothing, and a cancel
 /// that came first stops the write.
 ///
 /// When the source fails and `.alternativeSources` has more, each alternative gets a new handle, handed to
@@ -115,10 +115,8 @@ final class ImageRetrieval: Sendable {
     /// The handle of the source being retrieved now: the first one, or the latest alternative's.
     var handle: DownloadTask { handles.withLock { $0[$0.count - 1] } }
 
-    /// Whether the retrieval was cancelled (its task, or any handle).
-    var isCancelled: Bool {
-        Task.isCancelled || handles.withLock { $0.contains(where: \.isCancelled) }
-    }
+    /// Whether the retrieval was cancelled: its task (a handle of the callback edge cancels that task).
+    var isCancelled: Bool { Task.isCancelled }
 
     /// The error a cancelled retrieval ends with: the current step's.
     var cancellationError: KingfisherError { handle.cancellationError }
