@@ -9,8 +9,8 @@ import Logging
 /// It runs inside one Swift task; cancelling that task cancels it (the download or provider it waits on included):
 /// that is the one way cancellation travels inside. The caller's ``DownloadTask``s stand for that task at the
 /// callback edge (``start(completion:)``): cancelling any of them cancels it and tells the caller at once, with the
-/// error of the step it is in (which the steps record on the current handle). Before any cache write the retrieval commits: from then on a cancel does nothing, and a cancel
-/// that came first stops the write.
+/// error of the step it is in (which the steps record on the current handle). Before any cache write the retrieval
+/// commits: from then on a cancel does nothing, and a cancel that came first stops the write.
 ///
 /// When the source fails and `.alternativeSources` has more, each alternative gets a new handle, handed to
 /// `downloadTaskUpdated` (as Kingfisher does). Every handle of the retrieval keeps cancelling all of it.
