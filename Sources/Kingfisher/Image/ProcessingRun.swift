@@ -5,7 +5,7 @@ import KingfisherLocking
 /// One job of a decode stage (a decode, and the processors that follow it on the same thread): its
 /// ``ImageEngine/timeLimit`` runs from the job's start over everything it computes, a chain of processors included
 /// (the limit for the largest image it computed, source or result), and it stops early once nobody waits for its
-/// result (its caller's task cancelled, or its ``PermitStop`` stopped). Pixels are computed in strips; both are
+/// result (its caller's task cancelled). Pixels are computed in strips; both are
 /// checked before each strip, and between the effects of a processor that applies many.
 final class ProcessingRun: Sendable {
     private struct Extent {
@@ -16,21 +16,19 @@ final class ProcessingRun: Sendable {
     /// When the job started, on the clock of `cvips_monotonic_microseconds()`.
     let started: Int
     private let limit: ImageEngine.TimeLimit
-    private let stop: PermitStop?
     /// Whether the calling task's cancellation stops the job (work that must happen once asked for runs on).
     private let stopsWhenCancelled: Bool
     private let extent = Locked(Extent())
 
-    init(limit: ImageEngine.TimeLimit, stop: PermitStop?, stopsWhenCancelled: Bool) {
+    init(limit: ImageEngine.TimeLimit, stopsWhenCancelled: Bool) {
         started = cvips_monotonic_microseconds()
         self.limit = limit
-        self.stop = stop
         self.stopsWhenCancelled = stopsWhenCancelled
     }
 
     /// Whether nobody waits for the job's result any more. Read on the job's thread, inside its task.
     var isAbandoned: Bool {
-        (stopsWhenCancelled && Task.isCancelled) || stop?.isStopped == true
+        stopsWhenCancelled && Task.isCancelled
     }
 
     /// The job's deadline (0 for none) once it computes `pixels` pixels in `frames` frames, and the seconds it

@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct DecodePriorityTests {
     @Test func waitingJobsRunHighestPriorityFirstAndInOrderAmongEquals() async {
-        let lane = DecodeLane(threads: 1)
+        let lane = PriorityThreadPool(threads: 1)
         let events = lane.watched()
         let blocker = await LaneBlocker(lane: lane, threads: 1)
         let log = OrderLog()
@@ -34,7 +34,7 @@ struct DecodePriorityTests {
     }
 
     @Test func aQueuedDecodeWhoseCallerIsCancelledNeverRuns() async {
-        let lane = DecodeLane(threads: 1)
+        let lane = PriorityThreadPool(threads: 1)
         let events = lane.watched()
         let blocker = await LaneBlocker(lane: lane, threads: 1)
         let log = OrderLog()
@@ -57,7 +57,7 @@ struct DecodePriorityTests {
     /// One busy thread; behind it a shared decode ("shared", value 1) queued at low priority, then a job
     /// ("other") at medium priority.
     private struct QueuedBehindABusyThread {
-        let lane = DecodeLane(threads: 1)
+        let lane = PriorityThreadPool(threads: 1)
         let events: HookLog<Limiter.Event>
         let blocker: LaneBlocker
         let log = OrderLog()

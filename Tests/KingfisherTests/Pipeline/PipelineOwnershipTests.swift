@@ -55,7 +55,7 @@ struct PipelineOwnershipTests {
     }
 
     @Test func aLimitChangedWhileWorkWaitsLetsTheWaitingWorkRun() async throws {
-        let lane = DecodeLane(threads: 1)
+        let lane = PriorityThreadPool(threads: 1)
         let events = lane.watched()
         let blocker = await LaneBlocker(lane: lane, threads: 1)
         let ran = Task { await lane.run { 7 } }
@@ -72,7 +72,7 @@ struct PipelineOwnershipTests {
 @Suite(.timeLimit(.minutes(1)))
 struct AbandonedRunningDecodeTests {
     @Test func aJobWhoseCallerLeftKeepsItsPermitUntilItEndsAndItsValueIsDropped() async throws {
-        let lane = DecodeLane(threads: 1)
+        let lane = PriorityThreadPool(threads: 1)
         let events = lane.watched()
         let gate = DispatchSemaphore(value: 0)
         let started = ResultlessCounter()
@@ -97,7 +97,7 @@ struct AbandonedRunningDecodeTests {
     }
 
     @Test func jobsRunOnTheLanesThreadsNotTheCallersPool() async {
-        let lane = DecodeLane(threads: 2)
+        let lane = PriorityThreadPool(threads: 2)
         let names = await lane.run { Thread.current.name ?? "" }
         let unlimited = await lane.runUnlessCancelled { Thread.current.name ?? "" }
         #expect(names.hasPrefix("TP-"))

@@ -128,7 +128,7 @@ extension [Limiter.Event] {
     var waiting: [Int] { waitingWithPriorities.map(\.id) }
 }
 
-extension DecodeLane {
+extension PriorityThreadPool {
     /// Its limiter's events from now on (who waits for a thread, who gets one, who leaves), recorded for a test to
     /// wait on instead of polling the lane's counts.
     func watched() -> HookLog<Limiter.Event> {

@@ -10,7 +10,7 @@ final class LaneBlocker: Sendable {
     private let threads: Int
     private let released = Locked(0)
 
-    init(lane: DecodeLane, threads: Int) async {
+    init(lane: PriorityThreadPool, threads: Int) async {
         self.threads = threads
         let started = ResultlessCounter()
         for _ in 0..<threads {

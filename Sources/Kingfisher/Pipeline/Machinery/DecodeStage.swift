@@ -3,7 +3,7 @@ import Foundation
 import KingfisherLocking
 
 /// Where an owner's decodes and processing runs happen (downloads, providers, disk hits, originals processed
-/// again, encodes for the disk): its ``DecodeLane``, one thread per core by default
+/// again, encodes for the disk): its ``PriorityThreadPool``, one thread per core by default
 /// (``ImageEngine/Configuration/decodeConcurrency``), so CPU-bound libvips work never holds the cooperative thread
 /// pool and at most that many run at once; waiting work goes by task priority. A memory-hungry decode is admitted
 /// one at a time before it takes a thread (``needsAdmission(_:)``). The work runs with its owner's
@@ -12,12 +12,12 @@ import KingfisherLocking
 /// Each owner has its own (``ImagePipeline``, and an ``ImageCache`` or ``ImageDownloader`` used alone), so two
 /// of them in one process keep their own limits.
 final class DecodeStage: Sendable {
-    let lane: DecodeLane
+    let lane: PriorityThreadPool
     /// Admits one memory-hungry decode at a time.
     let largeDecodes = Limiter(limit: 1)
     /// Where progressive JPEG previews are decoded: threads of their own (half the cores, at least one), so a
     /// preview never takes a thread from the final decodes.
-    let previews = StartedOnUse(threads: ProcessInfo.processInfo.activeProcessorCount / 2)
+    let previews = ThreadPoolExecutor(threads: ProcessInfo.processInfo.activeProcessorCount / 2)
 
     /// Bytes read from a disk for a decode of this stage (a cached original to process again): at most
     /// ``readAheadPerThread`` per thread are read and waiting for, or in, their decode; the other readers wait
@@ -30,7 +30,7 @@ final class DecodeStage: Sendable {
     private let depth: Meter
 
     init(threads: Int, metrics: MetricsSink = MetricsSink()) {
-        lane = DecodeLane(threads: threads)
+        lane = PriorityThreadPool(threads: threads)
         readAhead = Limiter(limit: threads * Self.readAheadPerThread)
         depth = metrics.meter(MetricName.decodeQueueDepth, [])
     }
@@ -73,22 +73,22 @@ final class DecodeStage: Sendable {
         return await largeDecodes.withPermitIgnoringCancellation { await hand(work, to: queue) }
     }
 
-    /// As ``run(on:decoding:engine:_:)``, but a caller cancelled (its task, or `stop`) while its work waits
-    /// leaves: `nil`, and `body` never runs. Work on a dispatch queue cannot leave that queue: it is not started
+    /// As ``run(on:decoding:engine:_:)``, but a caller whose task is cancelled while its work waits leaves: `nil`,
+    /// and `body` never runs. Work on a dispatch queue cannot leave that queue: it is not started
     /// when the caller was cancelled already.
     func runUnlessCancelled<T: Sendable>(
         on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration,
-        stoppedBy stop: PermitStop? = nil, _ body: @escaping @Sendable () -> T
+        _ body: @escaping @Sendable () -> T
     ) async -> T? {
-        let work = prepare(engine, stoppedBy: stop, stopsWhenCancelled: true, body)
+        let work = prepare(engine, stopsWhenCancelled: true, body)
         depth.increment()
         defer { depth.decrement() }
         guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
-            return await handUnlessCancelled(work, to: queue, stoppedBy: stop)
+            return await handUnlessCancelled(work, to: queue)
         }
-        // One stop for both waits: the admission, then the lane.
-        return try? await largeDecodes.withPermit(stoppedBy: stop) {
-            await handUnlessCancelled(work, to: queue, stoppedBy: stop)
+        // A cancel leaves either wait: the admission, then the lane.
+        return try? await largeDecodes.withPermit {
+            await handUnlessCancelled(work, to: queue)
         }
     }
 
@@ -121,14 +121,14 @@ final class DecodeStage: Sendable {
     }
 
     /// `body` with `engine` applied, as one ``ProcessingRun``: one time limit from its start for all it computes;
-    /// stopped between strips of pixels when `stop` is stopped or, if `stopsWhenCancelled`, when the calling
-    /// task is cancelled (nobody waits for it any more).
+    /// stopped between strips of pixels, if `stopsWhenCancelled`, when the calling task is cancelled (nobody waits
+    /// for it any more).
     private func prepare<T>(
-        _ engine: ImageEngine.Configuration, stoppedBy stop: PermitStop? = nil, stopsWhenCancelled: Bool = false,
+        _ engine: ImageEngine.Configuration, stopsWhenCancelled: Bool = false,
         _ body: @escaping @Sendable () -> T
     ) -> @Sendable () -> T {
         {
-            let run = ProcessingRun(limit: engine.timeLimit, stop: stop, stopsWhenCancelled: stopsWhenCancelled)
+            let run = ProcessingRun(limit: engine.timeLimit, stopsWhenCancelled: stopsWhenCancelled)
             return ImageEngine.Configuration.applying(engine, run: run, body)
         }
     }
@@ -139,9 +139,9 @@ final class DecodeStage: Sendable {
     }
 
     private func handUnlessCancelled<T: Sendable>(
-        _ work: @escaping @Sendable () -> T, to queue: CallbackQueue?, stoppedBy stop: PermitStop?
+        _ work: @escaping @Sendable () -> T, to queue: CallbackQueue?
     ) async -> T? {
-        guard let queue, queue.runsElsewhere else { return await lane.runUnlessCancelled(stoppedBy: stop, work) }
-        return Task.isCancelled || stop?.isStopped == true ? nil : await hand(work, to: queue)
+        guard let queue, queue.runsElsewhere else { return await lane.runUnlessCancelled(work) }
+        return Task.isCancelled ? nil : await hand(work, to: queue)
     }
 }

@@ -57,12 +57,12 @@ final class DiskIO: Sendable {
     }
 
     private let state: Locked<State>
-    private let pool: StartedOnUse
+    private let pool: ThreadPoolExecutor
 
     /// A queue running up to `limit` shared jobs at once (at least one).
     init(limit: Int) {
         state = Locked(State(machine: StateMachine(limit: limit)))
-        pool = StartedOnUse(threads: max(1, limit))
+        pool = ThreadPoolExecutor(threads: max(1, limit))
     }
 
     /// How many shared jobs run at once.

@@ -73,14 +73,14 @@ package final class Limiter: Sendable {
         state.withLock { $0.machine.waitingPriorities.map { TaskPriority(rawValue: $0) } }
     }
 
-    /// Runs `body` once a permit is free, and gives the permit back when it returns. A caller cancelled while it
-    /// waits (its task, or `stop`) leaves the queue: `body` does not run.
-    /// - Throws: `CancellationError` when the calling task was cancelled, or `stop` stopped, before it got a
-    ///   permit; ``QueueFull`` when it found the queue full; or what `body` throws.
+    /// Runs `body` once a permit is free, and gives the permit back when it returns. A caller whose task is
+    /// cancelled while it waits leaves the queue: `body` does not run.
+    /// - Throws: `CancellationError` when the calling task was cancelled before it got a permit; ``QueueFull`` when
+    ///   it found the queue full; or what `body` throws.
     package func withPermit<T: Sendable, Failure: Error>(
-        stoppedBy stop: PermitStop? = nil, _ body: () async throws(Failure) -> T
+        _ body: () async throws(Failure) -> T
     ) async throws -> T {
-        let permit = try await acquire(stoppedBy: stop)
+        let permit = try await acquire()
         defer { permit.release() }
         return try await body()
     }
@@ -96,17 +96,16 @@ package final class Limiter: Sendable {
         package func release() { limiter.release(id) }
     }
 
-    /// Waits for a permit, as ``withPermit(stoppedBy:_:)`` does, and hands it over: the caller releases it.
-    /// - Throws: `CancellationError` when the calling task was cancelled, or `stop` stopped, before it got a
-    ///   permit; ``QueueFull`` when it found the queue full.
-    package func acquire(stoppedBy stop: PermitStop? = nil) async throws -> Permit {
+    /// Waits for a permit, as ``withPermit(_:)`` does, and hands it over: the caller releases it.
+    /// - Throws: `CancellationError` when the calling task was cancelled before it got a permit; ``QueueFull`` when
+    ///   it found the queue full.
+    package func acquire() async throws -> Permit {
         let id = nextID()
         let leave: @Sendable () -> Void = { [self] in
             let (action, events) = state.withLock { ($0.machine.cancel(id), $0.events()) }
             deliverEvents(events)
             run(action, for: nil)
         }
-        stop?.onStop(leave)
         try await withTaskPriorityEscalationHandler {
             try await withTaskCancellationHandler {
                 try await wait(id)
@@ -199,7 +198,7 @@ extension Limiter {
         case admitted(id: Int, priority: TaskPriority)
         /// The waiting caller's task was escalated: it waits at `priority` now.
         case raised(id: Int, priority: TaskPriority)
-        /// The caller left without a permit: its task was cancelled, or its stop stopped, before it got one.
+        /// The caller left without a permit: its task was cancelled before it got one.
         case left(id: Int)
         /// The caller found the queue full (``QueueFull``).
         case refused(id: Int)

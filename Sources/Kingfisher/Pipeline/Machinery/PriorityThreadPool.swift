@@ -5,20 +5,20 @@ import KingfisherLocking
 /// task's escalation, and a job whose task is cancelled while it waits leaves the queue and never runs
 /// (``runUnlessCancelled(_:)``: the decode for a gallery tile scrolled away).
 ///
-/// The threads start with the first job, so an owner that never decodes costs none (``StartedOnUse``).
-final class DecodeLane: Sendable {
+/// The threads start with the first job, so an owner that never decodes costs none (``ThreadPoolExecutor``).
+final class PriorityThreadPool: Sendable {
     private struct Counts {
         var started = 0
         var left = 0
     }
 
     private let limiter: Limiter
-    private let pool: StartedOnUse
+    private let pool: ThreadPoolExecutor
     private let counts = Locked(Counts())
 
     init(threads: Int) {
         limiter = Limiter(limit: threads)
-        pool = StartedOnUse(threads: threads)
+        pool = ThreadPoolExecutor(threads: threads)
     }
 
     /// How many jobs run at once: changing it takes effect for the jobs that wait and those to come.
@@ -52,16 +52,14 @@ final class DecodeLane: Sendable {
     }
 
     /// Runs `job` on one of the pool's threads once the limiter lets it; `nil`, and `job` never runs, when the
-    /// calling task is cancelled, or `stop` stopped, before that. A job that started runs on its thread (the
-    /// caller's task runs it there), holding its permit, to its end or, once cancelled or stopped, to the next strip
+    /// calling task is cancelled before that. A job that started runs on its thread (the caller's task runs it
+    /// there), holding its permit, to its end or, once cancelled, to the next strip
     /// of pixels it computes (``ProcessingRun``, set up by ``DecodeStage``); its value is dropped (`nil`) when the
     /// caller was cancelled meanwhile. Callers that must leave at once wait for it through ``SharedWork``.
-    func runUnlessCancelled<T: Sendable>(
-        stoppedBy stop: PermitStop? = nil, _ job: @escaping @Sendable () -> T
-    ) async -> T? {
+    func runUnlessCancelled<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T? {
         let permit: Limiter.Permit
         do {
-            permit = try await limiter.acquire(stoppedBy: stop)
+            permit = try await limiter.acquire()
         } catch {
             counts.withLock { $0.left += 1 }
             return nil

@@ -7,7 +7,7 @@ import NIOPosix
 ///
 /// It is a task executor too: code that prefers it (`withTaskExecutorPreference(pool) { ... }`) runs on its
 /// threads, so a task moves to a thread for CPU-bound work and back without a callback or a continuation.
-final class StartedOnUse: TaskExecutor, Sendable {
+final class ThreadPoolExecutor: TaskExecutor, Sendable {
     private let state: Locked<(pool: NIOThreadPool?, threads: Int)>
     private let wanted: Locked<Int>
 
