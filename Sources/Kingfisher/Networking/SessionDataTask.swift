@@ -106,7 +106,7 @@ public final class SessionDataTask: Sendable {
     }
 
     /// A processing of the body joined the download: its callers are the task's too.
-    func follow(_ processing: ImageDownloader.ProcessingRun) {
+    func follow(_ processing: ImageDownloader.BodyProcessingRun) {
         processings.withLock { followed in
             followed.removeAll { $0.run == nil }
             guard !followed.contains(where: { $0.run === processing }) else { return }
@@ -121,7 +121,7 @@ public final class SessionDataTask: Sendable {
     }
 
     private struct WeakProcessing {
-        weak var run: ImageDownloader.ProcessingRun?
+        weak var run: ImageDownloader.BodyProcessingRun?
     }
 }
 

@@ -15,7 +15,7 @@ extension ImageDownloader {
     /// A run of the shared fetch of one request; its waiters are the processings of the body.
     typealias FetchRun = SharedWork<RequestKey, FetchOutcome>.Run
     /// A run of the shared processing of one body; its waiters are the callers (``DownloadWaiter``s).
-    typealias ProcessingRun = SharedWork<ProcessingWorkKey, Processed>.Run
+    typealias BodyProcessingRun = SharedWork<ProcessingWorkKey, Processed>.Run
 
     /// What a fetch hands the processings of its body.
     struct FetchOutcome: Sendable {
@@ -91,7 +91,7 @@ extension ImageDownloader {
     /// It is cancelled (by the shared work) when its last caller left: it leaves the fetch (which stops when no
     /// processing is left), and a decode waiting in its queue leaves it.
     func runProcessing(
-        _ run: ProcessingRun, options: KingfisherParsedOptionsInfo, decoder: DecodeStage,
+        _ run: BodyProcessingRun, options: KingfisherParsedOptionsInfo, decoder: DecodeStage,
         engine: ImageEngine.Configuration?, fetch: () -> SharedWork<RequestKey, FetchOutcome>.Ticket
     ) async -> Processed {
         guard let outcome = await run.attachment(orMake: fetch).value() else {
