@@ -1,3 +1,4 @@
+import Dispatch
 import KingfisherLocking
 
 /// Work that concurrent callers asking for the same key share: the first caller's request starts it, callers
@@ -7,6 +8,11 @@ import KingfisherLocking
 /// every waiter has gone (work begun by ``start(for:priority:_:)`` runs to its end regardless). The work runs in a
 /// task of its own at the priority of the caller that started it, escalated to a joining caller's priority when
 /// that is higher: shared work runs at the highest priority of its waiters.
+///
+/// Made with a `drainGrace`, the caller whose leaving cancels the work is the exception: it waits for the
+/// cancelled work to end (its value is dropped: the caller still gets `nil`), at most `drainGrace`, so work that
+/// honours cancellation has stopped when that caller hears (a provider's `data()` has thrown). Callers arriving
+/// meanwhile start new work.
 package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         /// Which start this is: a value of cancelled work never reaches a later start's waiters.
@@ -21,6 +27,8 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     private struct State {
         var entries: [Key: Entry] = [:]
+        /// The last waiters of cancelled work, by its generation, until it ends or their grace runs out.
+        var draining: [Int: CheckedContinuation<Value?, Never>] = [:]
         var nextWaiter = 0
         /// How many times work was started, for tests and metrics.
         var started = 0
@@ -29,9 +37,12 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
     private let state = Locked(State())
     /// Called each time a caller joins work that runs already (for metrics).
     private let joined: (@Sendable () -> Void)?
+    /// How long the caller whose leaving cancelled the work waits for it to end; `nil`: not at all.
+    private let drainGrace: Duration?
 
-    package init(joined: (@Sendable () -> Void)? = nil) {
+    package init(joined: (@Sendable () -> Void)? = nil, drainGrace: Duration? = nil) {
         self.joined = joined
+        self.drainGrace = drainGrace
     }
 
     /// How many times work has been started (not joined).
@@ -114,27 +125,39 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     private func finish(_ key: Key, _ generation: Int, with value: Value) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Value?, Never>] in
-            guard let entry = state.entries[key], entry.generation == generation else { return [] }
+        let (waiters, drained) = state.withLock {
+            state -> ([CheckedContinuation<Value?, Never>], CheckedContinuation<Value?, Never>?) in
+            // Cancelled work ends: the waiter whose leaving cancelled it hears now.
+            if let drained = state.draining.removeValue(forKey: generation) { return ([], drained) }
+            guard let entry = state.entries[key], entry.generation == generation else { return ([], nil) }
             state.entries[key] = nil
-            return Array(entry.waiters.values)
+            return (Array(entry.waiters.values), nil)
         }
         for waiter in waiters { waiter.resume(returning: value) }
+        drained?.resume(returning: nil)
     }
 
-    /// A waiter leaves; the work is cancelled when it was the last.
+    /// A waiter leaves; the work is cancelled when it was the last. With a ``drainGrace``, that last waiter hears
+    /// when the work has ended, or when the grace has run out.
     private func leave(_ key: Key, _ id: Int) {
-        let (waiter, cancelled) = state.withLock {
-            state -> (CheckedContinuation<Value?, Never>?, Task<Void, Never>?) in
-            guard let waiter = state.entries[key]?.waiters.removeValue(forKey: id) else { return (nil, nil) }
-            guard state.entries[key]?.waiters.isEmpty == true, state.entries[key]?.isKept == false else {
-                return (waiter, nil)
+        let (waiter, cancelled, drained) = state.withLock {
+            state -> (CheckedContinuation<Value?, Never>?, Task<Void, Never>?, Int?) in
+            guard let waiter = state.entries[key]?.waiters.removeValue(forKey: id) else { return (nil, nil, nil) }
+            guard let entry = state.entries[key], entry.waiters.isEmpty, !entry.isKept else {
+                return (waiter, nil, nil)
             }
-            let work = state.entries[key]?.work
             state.entries[key] = nil
-            return (waiter, work)
+            guard drainGrace != nil else { return (waiter, entry.work, nil) }
+            state.draining[entry.generation] = waiter
+            return (nil, entry.work, entry.generation)
         }
         waiter?.resume(returning: nil)
         cancelled?.cancel()
+        if let drained, let drainGrace {
+            let nanoseconds = Int(drainGrace / .nanoseconds(1))
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+                state.withLock { $0.draining.removeValue(forKey: drained) }?.resume(returning: nil)
+            }
+        }
     }
 }
