@@ -16,29 +16,22 @@ extension ImagePrefetcher {
     /// Fetches a source's bytes (the downloader for a network source, the provider otherwise), checks their header
     /// (``ImageHeaderCheck``), and writes what the serializer keeps of them to the target cache's disk, where the
     /// manager would have written it: the pipeline's retrieval in its original-bytes mode, with its fetch and store
-    /// stages. Nothing is decoded and nothing goes to memory. A serializer that keeps nothing of the bytes without
-    /// the image they decode to gets the source loaded through the manager instead.
-    func loadOriginalData(_ index: Int) {
+    /// stages, run in the calling task. Nothing is decoded and nothing goes to memory. A serializer that keeps
+    /// nothing of the bytes without the image they decode to gets the source loaded through the manager instead.
+    func loadOriginalData(_ index: Int) async -> Outcome {
         var internalOptions = options
         internalOptions.callbackQueue = .untouch
         // Waits for the disk write, so a write that fails counts the source as failed.
         internalOptions.waitForCache = true
-        let handle = DownloadTask()
         let retrieval = ImageRetrieval(
-            source: sources[index], options: internalOptions, manager: manager, handle: handle, progressBlock: nil,
-            mode: .originalBytes(allFrames: !options.onlyLoadFirstFrame))
-        retrieval.start { result in
-            switch result {
-            case .success(let value):
-                if case .cacheError(reason: .cannotSerializeImage)? = value.diskStoreError {
-                    self.retrieve(index)
-                } else {
-                    self.finish(index, value.diskStoreError == nil ? .completed : .failed)
-                }
-            case .failure(let error):
-                self.fail(index, error)
-            }
+            source: sources[index], options: internalOptions, manager: manager, handle: DownloadTask(),
+            progressBlock: nil, mode: .originalBytes(allFrames: !options.onlyLoadFirstFrame))
+        switch await retrieval.value() {
+        case .success(let value):
+            if case .cacheError(reason: .cannotSerializeImage)? = value.diskStoreError { return await retrieve(index) }
+            return value.diskStoreError == nil ? .completed : .failed
+        case .failure(let error):
+            return failed(index, error)
         }
-        register(index, cancel: { handle.cancel() })
     }
 }

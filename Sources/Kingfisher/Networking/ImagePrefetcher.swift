@@ -53,29 +53,47 @@ public typealias PrefetcherCompletionHandler =
 ///
 /// The progress block runs once per source as it ends (skipped, failed or completed), with the lists so far; the
 /// completion handler runs once, after the last. Both run on the options' callback queue (`.untouch` by default,
-/// Kingfisher: the main queue).
+/// Kingfisher: the main queue), handed to it one at a time, in the order the sources ended.
+///
+/// A prefetch is one task: it takes the sources in order, up to ``maxConcurrentDownloads`` at a time, each a child
+/// task that asks the cache and then the manager's pipeline (its `async` retrieval); ``stop()`` cancels that task.
 public final class ImagePrefetcher: Sendable {
     private struct State {
         var maxConcurrentDownloads = 5
-        var next = 0
-        var running: Set<Int> = []
-        /// How to cancel each load in flight.
-        var cancellers: [Int: @Sendable () -> Void] = [:]
-        var skipped: [Source] = []
-        var failed: [Source] = []
-        var completed: [Source] = []
+        /// What bounds the loads in flight, while the prefetch runs.
+        var limiter: Limiter?
+        /// The prefetch, while it runs: what ``ImagePrefetcher/stop()`` cancels.
+        var run: Task<Void, Never>?
         var started = false
         var stopped = false
         var finished = false
-        /// Whether a thread is in ``fill()``'s loop beginning sources.
-        var filling = false
     }
 
-    enum Outcome {
+    enum Outcome: Sendable {
         case skipped, failed, completed
     }
 
-    private typealias Snapshot = (skipped: [Source], failed: [Source], completed: [Source])
+    /// The sources so far, by how they ended.
+    struct Lists: Sendable {
+        var skipped: [Source] = []
+        var failed: [Source] = []
+        var completed: [Source] = []
+
+        mutating func append(_ source: Source, _ outcome: Outcome) {
+            switch outcome {
+            case .skipped: skipped.append(source)
+            case .failed: failed.append(source)
+            case .completed: completed.append(source)
+            }
+        }
+    }
+
+    /// What the prefetch's child tasks hand back: a permit to start the next source (`nil`: the prefetch was
+    /// stopped while it waited), or how a source ended.
+    private enum Event: Sendable {
+        case permit(Limiter.Permit?)
+        case ended(index: Int, Outcome)
+    }
 
     let sources: [Source]
     let options: KingfisherParsedOptionsInfo
@@ -135,22 +153,41 @@ public final class ImagePrefetcher: Sendable {
             manager: manager)
     }
 
-    /// How many sources load at the same time. `5` by default; set it before ``start()``.
+    /// How many sources load at the same time. `5` by default; set it before ``start()`` (a change while the
+    /// prefetch runs applies as loads end).
     public var maxConcurrentDownloads: Int {
         get { state.withLock { $0.maxConcurrentDownloads } }
-        set { state.withLock { $0.maxConcurrentDownloads = max(1, newValue) } }
+        set {
+            let limit = max(1, newValue)
+            let running = state.withLock { state in
+                state.maxConcurrentDownloads = limit
+                return state.limiter
+            }
+            running?.limit = limit
+        }
     }
 
     /// Starts prefetching; later calls, and calls after ``stop()``, do nothing.
     public func start() {
-        let (starts, done) = state.withLock { state -> (Bool, Snapshot?) in
-            guard !state.started, !state.stopped else { return (false, nil) }
+        let empty = state.withLock { state -> Bool in
+            guard !state.started, !state.stopped else { return false }
             state.started = true
-            if sources.isEmpty { return (false, complete(&state)) }
-            return (true, nil)
+            guard !sources.isEmpty else {
+                state.finished = true
+                return true
+            }
+            let limiter = Limiter(limit: state.maxConcurrentDownloads)
+            state.limiter = limiter
+            // The one task of the prefetch; its value, the lists, goes to the completion handler.
+            let completion = completionHandler.map { handler in
+                { @Sendable (lists: Lists) in handler(lists.skipped, lists.failed, lists.completed) }
+            }
+            state.run = DeliverOnce(on: options.callbackQueue, completion).start {
+                await self.prefetch(limitedBy: limiter)
+            }
+            return false
         }
-        if let done { report(progress: nil, completion: done) }
-        if starts { fill() }
+        if empty { complete(Lists()) }
     }
 
     /// Cancels the loads in flight and starts no more. Each cancelled load is reported as failed through the
@@ -158,215 +195,143 @@ public final class ImagePrefetcher: Sendable {
     /// failed ones (as Kingfisher documents). Stopping before ``start()`` completes at once with every source
     /// failed; stopping after the completion does nothing.
     public func stop() {
-        let (cancellers, done) = state.withLock { state -> ([@Sendable () -> Void], Snapshot?) in
-            guard !state.stopped, !state.finished else { return ([], nil) }
+        let (run, completesNow) = state.withLock { state -> (Task<Void, Never>?, Bool) in
+            guard !state.stopped, !state.finished else { return (nil, false) }
             state.stopped = true
-            guard state.running.isEmpty else { return (Array(state.cancellers.values), nil) }
-            return ([], complete(&state))
-        }
-        for cancel in cancellers { cancel() }
-        if let done { report(progress: nil, completion: done) }
-    }
-
-    /// Marks the prefetch finished; after a stop, the sources never started count as failed.
-    private func complete(_ state: inout State) -> Snapshot {
-        state.finished = true
-        if state.stopped {
-            state.failed.append(contentsOf: sources[state.next...])
-            state.next = sources.count
-        }
-        return (state.skipped, state.failed, state.completed)
-    }
-
-    /// Begins sources while fewer than ``maxConcurrentDownloads`` run. One thread at a time runs the loop: a load
-    /// that ends while it runs (a cached source ends inside ``begin(_:)``, on this very thread) only frees its
-    /// slot, and the loop takes the next source. So the stack stays flat however many sources in a row are
-    /// cached, where beginning the next source from ``finish(_:_:)`` would nest one level per source.
-    private func fill() {
-        let enters = state.withLock { state -> Bool in
-            guard !state.filling else { return false }
-            state.filling = true
-            return true
-        }
-        guard enters else { return }
-        // The check for a free slot and the exit happen under one lock, so a slot freed by another thread
-        // between them is either seen here or finds `filling` off and fills it itself.
-        while let index = state.withLock({ state -> Int? in
-            guard !state.stopped, !state.finished, state.next < sources.count,
-                state.running.count < state.maxConcurrentDownloads
-            else {
-                state.filling = false
-                return nil
+            guard state.started else {
+                state.finished = true
+                return (nil, true)
             }
-            defer { state.next += 1 }
-            state.running.insert(state.next)
-            return state.next
-        }) {
-            begin(index)
+            return (state.run, false)
         }
+        run?.cancel()
+        if completesNow { complete(Lists(failed: sources)) }
     }
 
-    /// Checks whether the source is cached (on the cache's I/O threads with `asyncCacheTypeCheck`), then loads it.
-    private func begin(_ index: Int) {
-        let key = sources[index].cacheKey
+    /// The prefetch: the sources in order, each started once the limiter gives a permit, in a child task that
+    /// gives the permit back when the source has ended; each end is reported here, one at a time. Cancelled
+    /// (``stop()``), it starts no more sources, and those never started count as failed.
+    private func prefetch(limitedBy limiter: Limiter) async -> Lists {
+        let (lists, started) = await withTaskGroup(of: Event.self) { group -> (Lists, Int) in
+            var lists = Lists()
+            var next = 0
+            group.addTask { .permit(try? await limiter.acquire()) }
+            while let event = await group.next() {
+                switch event {
+                case .permit(let permit?) where !Task.isCancelled:
+                    let index = next
+                    next += 1
+                    group.addTask {
+                        defer { permit.release() }
+                        return .ended(index: index, await self.prefetch(index))
+                    }
+                    if next < sources.count { group.addTask { .permit(try? await limiter.acquire()) } }
+                case .permit(let permit):
+                    // Stopped while it waited: no source starts after a stop.
+                    permit?.release()
+                case .ended(let index, let outcome):
+                    lists.append(sources[index], outcome)
+                    report(progress: lists)
+                }
+            }
+            return (lists, next)
+        }
+        var final = lists
+        final.failed.append(contentsOf: sources[started...])
+        state.withLock { state in
+            state.finished = true
+            state.run = nil
+            state.limiter = nil
+        }
+        return final
+    }
+
+    /// One source: skipped when the cache has it as the options want it, otherwise loaded.
+    private func prefetch(_ index: Int) async -> Outcome {
+        if !options.forceRefresh, await isCached(sources[index]) { return .skipped }
+        return storesOriginalData ? await loadOriginalData(index) : await retrieve(index)
+    }
+
+    /// Whether `source` is cached under the options' processor, so nothing is loaded (as in Kingfisher, a forced
+    /// refresh loads every source, cached or not). The lookup runs on the cache's I/O threads with
+    /// `asyncCacheTypeCheck`. A disk entry is read into memory with `.alsoPrefetchToMemory`, and checked to be
+    /// intact otherwise: one that no longer decodes, or is damaged, was removed, and its source is loaded again.
+    private func isCached(_ source: Source) async -> Bool {
         let cache = options.targetCache ?? manager.cache
+        let key = source.cacheKey
         let identifier = options.processor.identifier
         let forcedExtension = options.forcedExtension
-        guard !options.forceRefresh else {
-            // As in Kingfisher: a forced refresh loads every source, cached or not.
-            load(index, cached: .none, cache: cache)
-            return
-        }
-        guard options.asyncCacheTypeCheck else {
-            let cached = cache.imageCachedType(
+        let cached =
+            options.asyncCacheTypeCheck
+            ? await cache.imageCachedTypeAsync(
                 forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension)
-            load(index, cached: cached, cache: cache)
-            return
-        }
-        cache.imageCachedTypeAsync(forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension) {
-            self.load(index, cached: $0, cache: cache)
-        }
-    }
-
-    private func load(_ index: Int, cached: CacheType, cache: ImageCache) {
-        let source = sources[index]
-        let policy = options.httpCachePolicy ?? manager.httpCachePolicy
-        if cached.cached, case .network = source, policy.followsHeaders {
-            // Following HTTP caching, a cached source counts as prefetched only while its record says fresh;
-            // otherwise the manager revalidates it (a 304 keeps the entry) or downloads it again.
-            let identifier = options.processor.identifier
-            let decide: @Sendable (HTTPCacheRecord?) -> Void = { record in
-                let now = cache.diskStorage.config.now()
-                if record?.state(ofVariant: identifier, at: now, policy: policy) == .fresh {
-                    self.loadCached(index, cached: cached, cache: cache)
-                } else if self.storesOriginalData {
-                    self.loadOriginalData(index)
-                } else {
-                    self.retrieve(index)
-                }
-            }
-            // A record not in memory is read on the cache's I/O threads, as the check for the entry was.
-            if let remembered = cache.httpRecords.rememberedRecord(forKey: source.cacheKey) {
-                decide(remembered)
-            } else {
-                cache.io.submit { decide(cache.httpRecords.loadRecord(forKey: source.cacheKey, in: cache)) }
-            }
-            return
-        }
-        loadCached(index, cached: cached, cache: cache)
-    }
-
-    /// Skips a cached source (reading a disk entry into memory with `.alsoPrefetchToMemory`, and checking it is
-    /// intact otherwise), or loads one that is not cached.
-    private func loadCached(_ index: Int, cached: CacheType, cache: ImageCache) {
-        let source = sources[index]
-        var internalOptions = options
-        internalOptions.callbackQueue = .untouch
+            : cache.imageCachedType(forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension)
+        guard cached.cached, await isFresh(source, in: cache) else { return false }
         switch cached {
         case .memory:
-            finish(index, .skipped)
-        case .disk where internalOptions.alsoPrefetchToMemory:
-            cache.retrieveImage(forKey: source.cacheKey, options: internalOptions) { result in
-                // A file that no longer decodes was removed by the lookup: load the source again.
-                guard case .success(let found) = result, found.image != nil else {
-                    self.loadCached(index, cached: .none, cache: cache)
-                    return
-                }
-                self.finish(index, .skipped)
-            }
+            return true
+        case .disk where options.alsoPrefetchToMemory:
+            var internalOptions = options
+            internalOptions.callbackQueue = .untouch
+            return (try? await cache.retrieveImage(forKey: key, options: internalOptions))?.image != nil
         case .disk:
-            verifyOnDisk(source, cache: cache) { intact in
-                if intact { self.finish(index, .skipped) } else { self.loadCached(index, cached: .none, cache: cache) }
+            let computed = ImageCache.computedKey(forKey: key, processorIdentifier: identifier)
+            return await cache.io.perform {
+                cache.diskStorage.isIntact(forKey: computed, forcedExtension: forcedExtension)
             }
-        case .none where storesOriginalData:
-            loadOriginalData(index)
         case .none:
-            retrieve(index)
+            return false
         }
     }
 
-    /// Loads a source through the manager (download or provider, decode, processing, memory and disk).
-    func retrieve(_ index: Int) {
-        let source = sources[index]
+    /// Following HTTP caching, whether a cached network source counts as prefetched: only while its record says
+    /// fresh; otherwise the manager revalidates it (a 304 keeps the entry) or downloads it again. A record not in
+    /// memory is read on the cache's I/O threads, as the check for the entry was.
+    private func isFresh(_ source: Source, in cache: ImageCache) async -> Bool {
+        let policy = options.httpCachePolicy ?? manager.httpCachePolicy
+        guard case .network = source, policy.followsHeaders else { return true }
+        let key = source.cacheKey
+        let identifier = options.processor.identifier
+        let fresh: @Sendable (HTTPCacheRecord?) -> Bool = { record in
+            record?.state(ofVariant: identifier, at: cache.diskStorage.config.now(), policy: policy) == .fresh
+        }
+        if let remembered = cache.httpRecords.rememberedRecord(forKey: key) { return fresh(remembered) }
+        return await cache.io.perform { fresh(cache.httpRecords.loadRecord(forKey: key, in: cache)) }
+    }
+
+    /// Loads a source through the manager's pipeline (download or provider, decode, processing, memory and disk),
+    /// waiting for the disk write: a write that fails counts the source as failed.
+    func retrieve(_ index: Int) async -> Outcome {
         var internalOptions = options
-        internalOptions.callbackQueue = .untouch
-        // Waits for the disk write, so a write that fails counts the source as failed.
         internalOptions.waitForCache = true
-        let task = manager.retrieveImage(with: source, parsedOptions: internalOptions) { result in
-            switch result {
-            case .success(let value):
-                self.finish(index, value.diskStoreError == nil ? .completed : .failed)
-            case .failure(let error):
-                self.fail(index, error)
-            }
+        do {
+            let value = try await manager.retrieveImage(with: sources[index], parsedOptions: internalOptions)
+            return value.diskStoreError == nil ? .completed : .failed
+        } catch {
+            return failed(index, error)
         }
-        if let task { register(index, cancel: { task.cancel() }) }
     }
 
-    /// Keeps how to cancel the load of a source in flight, for ``stop()``; cancels at once after a stop.
-    func register(_ index: Int, cancel: @escaping @Sendable () -> Void) {
-        let cancelNow = state.withLock { state -> Bool in
-            guard state.running.contains(index) else { return false }
-            state.cancellers[index] = cancel
-            return state.stopped
-        }
-        if cancelNow { cancel() }
-    }
-
-    /// Ends a source's load as failed, telling the target cache's logger why (the blocks list sources only).
-    func fail(_ index: Int, _ error: KingfisherError) {
+    /// A source that failed to load, telling the target cache's logger why (the blocks list sources only).
+    func failed(_ index: Int, _ error: KingfisherError) -> Outcome {
         let cache = options.targetCache ?? manager.cache
         cache.logger?.warning(
             "A prefetched source was not loaded",
             metadata: [
                 "kf.key": "\(sources[index].cacheKey)", "kf.error": .error(error),
             ])
-        finish(index, .failed)
+        return .failed
     }
 
-    /// Whether the file the source is cached in still holds what was stored (a damaged one is removed), read on
-    /// the cache's I/O threads.
-    private func verifyOnDisk(_ source: Source, cache: ImageCache, then: @escaping @Sendable (Bool) -> Void) {
-        let computed = ImageCache.computedKey(
-            forKey: source.cacheKey, processorIdentifier: options.processor.identifier)
-        let forcedExtension = options.forcedExtension
-        cache.io.submit { then(cache.diskStorage.isIntact(forKey: computed, forcedExtension: forcedExtension)) }
+    /// One progress report: a source ended.
+    private func report(progress lists: Lists) {
+        guard let progressBlock else { return }
+        options.callbackQueue.execute { progressBlock(lists.skipped, lists.failed, lists.completed) }
     }
 
-    /// Records how a source ended, reports it, and frees its slot for the next source.
-    func finish(_ index: Int, _ outcome: Outcome) {
-        let (snapshot, finished) = state.withLock { state -> (Snapshot?, Snapshot?) in
-            guard state.running.remove(index) != nil else { return (nil, nil) }
-            state.cancellers[index] = nil
-            switch outcome {
-            case .skipped: state.skipped.append(sources[index])
-            case .failed: state.failed.append(sources[index])
-            case .completed: state.completed.append(sources[index])
-            }
-            let progress = (state.skipped, state.failed, state.completed)
-            let done = state.running.isEmpty && (state.stopped || state.next == sources.count) && !state.finished
-            return (progress, done ? complete(&state) : nil)
-        }
-        guard let snapshot else { return }
-        // The snapshot's lists share their storage with the state's until one of them changes (copy on write).
-        // Held until fill() has taken the state lock, they keep another thread's finish() from appending in place
-        // before that lock: the progress block's reads then come before the append by a lock ThreadSanitizer sees,
-        // not only by the reference count, which lives in the uninstrumented Swift runtime. (With a callback queue
-        // that runs the block elsewhere, the block's own copy is released there; kf runs it in place.)
-        withExtendedLifetime(snapshot) {
-            report(progress: snapshot, completion: finished)
-            fill()
-        }
-    }
-
-    /// One progress report (a source finished), then the completion when the prefetch has ended.
-    private func report(progress: Snapshot?, completion: Snapshot?) {
-        let queue = options.callbackQueue
-        if let progressBlock, let progress {
-            queue.execute { progressBlock(progress.skipped, progress.failed, progress.completed) }
-        }
-        if let completionHandler, let completion {
-            queue.execute { completionHandler(completion.skipped, completion.failed, completion.completed) }
-        }
+    /// The completion of a prefetch that ran no task (no sources, or stopped before it started).
+    private func complete(_ lists: Lists) {
+        guard let completionHandler else { return }
+        options.callbackQueue.execute { completionHandler(lists.skipped, lists.failed, lists.completed) }
     }
 }

@@ -19,8 +19,10 @@ final class ImagePipeline: Sendable {
     /// Where the retrievals' decodes and processing runs happen, the downloads and disk reads they make included.
     let decoder: DecodeStage
     /// Provider loads in progress: concurrent retrievals of one provider key with the same processing share one
-    /// load, decode and processing run.
-    let providerLoads = SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>()
+    /// load, decode and processing run. A load its last retrieval cancels is waited for, up to
+    /// ``ImageRetrieval/providerCancellationGrace``, before that retrieval reports the cancel.
+    let providerLoads = SharedWork<ProviderLoadKey, Result<FetchedImage, KingfisherError>>(
+        drainGrace: ImageRetrieval.providerCancellationGrace)
     /// Cached originals being processed again: concurrent retrievals of one original with the same processing
     /// share one read, decode and processing run (`nil` inside: the original was not found).
     let originalProcessing = SharedWork<OriginalProcessingKey, ProcessedOriginal?>()

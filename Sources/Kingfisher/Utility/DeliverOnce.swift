@@ -41,11 +41,17 @@ final class DeliverOnce<Value: Sendable>: Sendable {
 
 extension DeliverOnce {
     /// Runs `work` in a task of its own and delivers its value: the one place where a callback API starts async
-    /// work. Returns how to cancel: the task is cancelled and the given value delivered at once (Kingfisher's
-    /// "a cancelled task answers at once"), unless a value was delivered already.
+    /// work. Returns the task: cancelling it lets `work` end as it sees fit, and its value is delivered then.
+    @discardableResult
+    func start(_ work: @escaping @Sendable () async -> Value) -> Task<Void, Never> {
+        Task { self(await work()) }
+    }
+
+    /// Runs `work` as ``start(_:)`` does. Returns how to cancel: the task is cancelled and the given value
+    /// delivered at once (Kingfisher's "a cancelled task answers at once"), unless a value was delivered already.
     @discardableResult
     func run(_ work: @escaping @Sendable () async -> Value) -> @Sendable (Value) -> Void {
-        let task = Task { self(await work()) }
+        let task = start(work)
         return { value in
             task.cancel()
             self(value)

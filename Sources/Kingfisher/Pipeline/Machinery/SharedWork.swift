@@ -1,3 +1,4 @@
+import Dispatch
 import KingfisherLocking
 
 /// Work that concurrent callers asking for the same key share: the first caller's request starts it, callers
@@ -161,6 +162,8 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     private struct State {
         var entries: [Key: Entry] = [:]
+        /// The last waiters of cancelled work, by its generation, until it ends or their grace runs out.
+        var draining: [Int: Ticket] = [:]
         var nextWaiter = 0
         /// How many times work was started, for tests and metrics.
         var started = 0
@@ -169,9 +172,15 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
     private let state = Locked(State())
     /// Called each time a caller joins work that runs already (for metrics).
     private let joined: (@Sendable () -> Void)?
+    /// How long the caller whose leaving cancelled the work waits for it to end; `nil`: not at all.
+    private let drainGrace: Duration?
 
-    package init(joined: (@Sendable () -> Void)? = nil) {
+    /// - Parameter drainGrace: when set, the caller whose leaving cancels the work waits for the cancelled work to
+    ///   end (it still gets `nil`), at most this long, so work that honours cancellation has stopped when that
+    ///   caller hears (a provider's `data()` has thrown). Callers arriving meanwhile start new work.
+    package init(joined: (@Sendable () -> Void)? = nil, drainGrace: Duration? = nil) {
         self.joined = joined
+        self.drainGrace = drainGrace
     }
 
     /// How many times work has been started (not joined).
@@ -262,11 +271,14 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     private func finish(_ key: Key, _ generation: Int, with value: Value) {
-        let entry = state.withLock { state -> Entry? in
-            guard let entry = state.entries[key], entry.generation == generation else { return nil }
+        let (entry, drained) = state.withLock { state -> (Entry?, Ticket?) in
+            // Cancelled work ends: the waiter whose leaving cancelled it hears now.
+            if let drained = state.draining.removeValue(forKey: generation) { return (nil, drained) }
+            guard let entry = state.entries[key], entry.generation == generation else { return (nil, nil) }
             state.entries[key] = nil
-            return entry
+            return (entry, nil)
         }
+        drained?.deliver(nil)
         guard let entry else { return }
         entry.run.clear()
         for waiter in entry.waiters.values { waiter.deliver(value) }
@@ -285,22 +297,33 @@ package final class SharedWork<Key: Hashable & Sendable, Value: Sendable>: Senda
         work?.escalatePriority(to: priority)
     }
 
-    /// A waiter leaves; the work is cancelled when it was the last.
+    /// A waiter leaves; the work is cancelled when it was the last. With a ``drainGrace``, that last waiter hears
+    /// when the work has ended, or when the grace has run out.
     private func leave(_ key: Key, _ generation: Int, _ id: Int) {
-        let (waiter, cancelled) = state.withLock { state -> (Ticket?, Task<Void, Never>?) in
+        let (waiter, cancelled, draining) = state.withLock { state -> (Ticket?, Task<Void, Never>?, Bool) in
             guard var entry = state.entries[key], entry.generation == generation,
                 let waiter = entry.waiters.removeValue(forKey: id)
-            else { return (nil, nil) }
+            else { return (nil, nil, false) }
             entry.run.remove(id)
             guard entry.waiters.isEmpty, !entry.isKept else {
                 state.entries[key] = entry
-                return (waiter, nil)
+                return (waiter, nil, false)
             }
             state.entries[key] = nil
             entry.run.clear()
-            return (waiter, entry.work)
+            // Work not begun yet has nothing to wait for.
+            guard drainGrace != nil, entry.work != nil else { return (waiter, entry.work, false) }
+            state.draining[generation] = waiter
+            return (waiter, entry.work, true)
         }
-        waiter?.deliver(nil)
         cancelled?.cancel()
+        guard draining, let drainGrace else {
+            waiter?.deliver(nil)
+            return
+        }
+        let nanoseconds = Int(drainGrace / .nanoseconds(1))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            state.withLock { $0.draining.removeValue(forKey: generation) }?.deliver(nil)
+        }
     }
 }

@@ -42,12 +42,23 @@ extension ImageRetrieval {
         }
     }
 
+    /// How long a cancelled provider retrieval waits for its provider to return before it reports the cancel:
+    /// one second. A provider that honours cancellation (its `data()` throws once its task is cancelled, as
+    /// ``ThumbnailImageDataProvider``, ``AVAssetImageDataProvider`` and the file and bytes providers do) returns
+    /// well within it even on a loaded machine, so it has stopped when the caller hears, as in Kingfisher 8.11. One
+    /// that ignores cancellation (a `data(handler:)` provider that calls back when it is done) is waited for this
+    /// long at most, where Kingfisher waits until it returns: a caller waiting for a cancelled retrieval (a task
+    /// group of gallery tiles, a prefetcher's `stop()`) never hangs on a provider that never returns. What such a
+    /// provider hands over later is dropped.
+    static let providerCancellationGrace: Duration = .seconds(1)
+
     /// Step 4 for a provider: its data, decoded and processed on the decode stage. Concurrent retrievals of one
     /// provider key with the same processing share one load (see ``ImagePipeline/providerLoads``); the load is
     /// cancelled when every retrieval waiting for it was, so a provider that honours task cancellation (a
     /// ``ThumbnailImageDataProvider`` downloading) stops early. A cancel from here until the commit reports
-    /// ``KingfisherError/RequestErrorReason/dataProviderCancelled(provider:)`` at once (as Kingfisher 8.11 does,
-    /// except that Kingfisher waits for a provider that ignores cancellation to return).
+    /// ``KingfisherError/RequestErrorReason/dataProviderCancelled(provider:)`` once the provider has returned, as
+    /// Kingfisher 8.11 does, or after ``providerCancellationGrace`` when it has not: the retrieval whose cancel
+    /// stopped the load waits for it, one that leaves a load others still wait for reports at once.
     func provide(_ provider: any ImageDataProvider) async -> Result<FetchedImage, KingfisherError> {
         handle.enter(.providing(provider))
         let cancelled = DownloadTask.Step.providing(provider).cancellationError
@@ -59,7 +70,7 @@ extension ImageRetrieval {
         let loaded = await pipeline.providerLoads.value(for: key) {
             await Self.load(provider, options: processingOptions, on: decoder, engine: engine, metrics: metrics)
         }
-        // Cancelled while the provider worked: the caller was told.
+        // Cancelled while the provider worked: its load has ended, or the grace ran out.
         guard let loaded, !isCancelled else { return .failure(cancelled) }
         return loaded
     }
@@ -69,6 +80,10 @@ extension ImageRetrieval {
         _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
         engine: ImageEngine.Configuration, metrics: ManagerMetrics
     ) async -> Result<FetchedImage, KingfisherError> {
+        // Every retrieval left before the load began: the provider is not called.
+        guard !Task.isCancelled else {
+            return .failure(.requestError(reason: .dataProviderCancelled(provider: provider)))
+        }
         let data: Data
         do {
             data = try await provider.data()

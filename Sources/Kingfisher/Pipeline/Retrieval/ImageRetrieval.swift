@@ -98,13 +98,20 @@ final class ImageRetrieval: Sendable {
 
     /// The callback edge: runs the retrieval in a task of its own and delivers its result once on the callback
     /// queue (after closing the preview sink); cancelling any handle cancels the task and delivers the
-    /// cancellation at once.
+    /// cancellation at once, except while a provider loads: then the cancellation is delivered when the task has
+    /// seen it (the provider has returned, or ``providerCancellationGrace`` ran out), as Kingfisher 8.11 does.
     func start(completion: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?) {
         let deliver = DeliverOnce(on: options.callbackQueue, closing: previewSink, logging(completion))
-        let cancel = deliver.run { await self.run() }
+        let task = deliver.start { await self.run() }
         let handles = self.handles
         let handler: @Sendable (KingfisherError) -> Void = { reason in
-            cancel(.failure(reason))
+            task.cancel()
+            if case .requestError(reason: .dataProviderCancelled) = reason {
+                // The task ends with this very error (a cancelled retrieval ends with its step's) once the
+                // provider's load has ended.
+            } else {
+                deliver(.failure(reason))
+            }
             // Every handle of the retrieval says it was cancelled (the others' handlers find it delivered).
             for handle in handles.withLock({ $0 }) { handle.cancel() }
         }
