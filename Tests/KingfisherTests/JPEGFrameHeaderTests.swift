@@ -48,12 +48,12 @@ struct JPEGFrameHeaderTests {
     func whatIsLarge() throws {
         let progressive = try declaringLargeSize(Fixtures.progressiveJPEG())
         let baseline = try declaringLargeSize(Fixtures.jpeg())
-        #expect(DecodeStage.needsAdmission(progressive))
-        #expect(!DecodeStage.needsAdmission(baseline))
-        #expect(DecodeStage.needsAdmission(pngDeclaringLargeSize()))
-        #expect(!DecodeStage.needsAdmission(Fixtures.png()))
-        #expect(!DecodeStage.needsAdmission(Fixtures.progressiveJPEG()))
-        #expect(!DecodeStage.needsAdmission(nil))
+        #expect(ImageWorkers.needsAdmission(progressive))
+        #expect(!ImageWorkers.needsAdmission(baseline))
+        #expect(ImageWorkers.needsAdmission(pngDeclaringLargeSize()))
+        #expect(!ImageWorkers.needsAdmission(Fixtures.png()))
+        #expect(!ImageWorkers.needsAdmission(Fixtures.progressiveJPEG()))
+        #expect(!ImageWorkers.needsAdmission(nil))
     }
 
     @Test("formats whose header libvips reads wait for admission when large: TIFF, SVG")
@@ -61,15 +61,15 @@ struct JPEGFrameHeaderTests {
         let (width, height) = (4000, 2000)  // 8 MP
         let large = try KFCrossPlatformImage(
             rgbaPixels: [UInt8](repeating: 180, count: width * height * 4), width: width, height: height)
-        #expect(DecodeStage.needsAdmission(try large.kf.encoded(as: .TIFF)))
-        #expect(!DecodeStage.needsAdmission(try Fixtures.gradient(width: 64, height: 48).kf.encoded(as: .TIFF)))
+        #expect(ImageWorkers.needsAdmission(try large.kf.encoded(as: .TIFF)))
+        #expect(!ImageWorkers.needsAdmission(try Fixtures.gradient(width: 64, height: 48).kf.encoded(as: .TIFF)))
         let svg = { (w: Int, h: Int) in
             Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(w)" height="\#(h)"><rect/></svg>"#.utf8)
         }
-        #expect(DecodeStage.needsAdmission(svg(width, height)))
-        #expect(!DecodeStage.needsAdmission(svg(200, 100)))
+        #expect(ImageWorkers.needsAdmission(svg(width, height)))
+        #expect(!ImageWorkers.needsAdmission(svg(200, 100)))
         // Truncated bytes of a format libvips reads are no image to admit: the decode reports them.
-        #expect(!DecodeStage.needsAdmission(try large.kf.encoded(as: .TIFF).prefix(64)))
+        #expect(!ImageWorkers.needsAdmission(try large.kf.encoded(as: .TIFF).prefix(64)))
     }
 
     /// The most jobs that ran at once when three decodes of `data` went to a three-thread stage together, each
@@ -79,7 +79,7 @@ struct JPEGFrameHeaderTests {
         configured.decodeConcurrency = 3
         configured.largeDecodesOneAtATime = largeDecodesOneAtATime
         let engine = configured
-        let stage = DecodeStage(threads: 3)
+        let stage = ImageWorkers(threads: 3)
         let running = Counter()
         let maximum = Counter()
         await withTaskGroup(of: Void.self) { group in

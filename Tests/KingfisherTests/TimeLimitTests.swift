@@ -54,7 +54,7 @@ import Testing
             return seconds == ImageEngine.timeLimit.seconds(forPixels: 4000 * 4000)
         }
         // and through the processing stage, which reports that refusal, not what a full-size decode would say
-        let outcome = ProcessingStage.image(
+        let outcome = ImageProcessing.image(
             from: Self.turbulenceSVG, options: KingfisherParsedOptionsInfo([.processor(processor)]))
         guard case .failure(.processorError(.timeLimitExceeded(let seconds))) = outcome else {
             Issue.record("expected timeLimitExceeded, got \(outcome)")
@@ -115,7 +115,7 @@ import Testing
         // Given data that decodes, and a processor that runs out of time
         let options = KingfisherParsedOptionsInfo([.processor(SlowBlurProcessor())])
         // When the pipeline's processing step runs it
-        let result = ProcessingStage.image(from: Fixtures.png(), options: options)
+        let result = ImageProcessing.image(from: Fixtures.png(), options: options)
         // Then the failure says why, not just that the processor gave nothing
         guard case .failure(.processorError(.timeLimitExceeded(let seconds))) = result else {
             Issue.record("expected timeLimitExceeded, got \(result)")
@@ -125,7 +125,7 @@ import Testing
         // And an ordinary failure is still processingFailed
         let cropNothing = KingfisherParsedOptionsInfo([.processor(CroppingImageProcessor(size: .zero))])
         guard
-            case .failure(.processorError(.processingFailed)) = ProcessingStage.image(
+            case .failure(.processorError(.processingFailed)) = ImageProcessing.image(
                 from: Fixtures.png(), options: cropNothing)
         else {
             Issue.record("expected processingFailed")

@@ -66,7 +66,7 @@ extension ImageCache {
     }
 
     /// The disk hit with parsed options: read and decoded on the calling thread with `loadDiskFileSynchronously`,
-    /// else read on ``io`` and decoded on the cache's decode stage; `nil` on a miss (or when the calling task was
+    /// else read on ``io`` and decoded on the cache's workers; `nil` on a miss (or when the calling task was
     /// cancelled before the disk answered).
     func imageInDiskCache(
         forKey key: String, options: KingfisherParsedOptionsInfo

@@ -88,7 +88,7 @@ extension ImageCache {
             options.callbackQueue.execute { completionHandler(result) }
             return
         }
-        DeliverOnce(on: options.callbackQueue, completionHandler).run {
+        CallbackEdge(on: options.callbackQueue, completionHandler).run {
             await self.imageFromDisk(forKey: key, options: options) ?? .success(nil)
         }
     }

@@ -42,11 +42,11 @@ public final class ImageCache: Sendable {
 
     /// Where disk I/O runs: the disk storage's threads (``DiskStorage/Config/ioConcurrency``); shared jobs for reads
     /// and writes, exclusive ones for removals and sweeps. The retrievals' decoding and encoding run on a
-    /// ``DecodeStage``, never here.
+    /// ``ImageWorkers``, never here.
     var io: DiskIO { diskStorage.io }
     /// Where the cache's own callers' disk hits are decoded and their disk bytes encoded (a manager's retrievals
     /// bring the manager's stage): threads of the cache's own, started on first use.
-    let decoder = DecodeStage(threads: ImageEngine.Configuration.default.decodeConcurrency)
+    let workers = ImageWorkers(threads: ImageEngine.Configuration.default.decodeConcurrency)
     private let engineConfiguration = Locked(ImageEngine.Configuration.default)
 
     /// The decode limits and concurrency of disk hits and disk encodes made for this cache's own callers (a
@@ -56,7 +56,7 @@ public final class ImageCache: Sendable {
         get { engineConfiguration.withLock { $0 } }
         set {
             engineConfiguration.withLock { $0 = newValue }
-            decoder.threads = newValue.decodeConcurrency
+            workers.threads = newValue.decodeConcurrency
         }
     }
 

@@ -24,10 +24,10 @@ extension ImageCache {
         let directory = diskStorage.directoryURL
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let now = diskStorage.config.now()
-        let decoder = JSONDecoder()
+        let workers = JSONDecoder()
         for name in names where name.hasSuffix("." + HTTPRecordStore.fileExtension) {
             guard let data = try? Data(contentsOf: directory.appendingPathComponent(name)),
-                let record = try? decoder.decode(HTTPCacheRecord.self, from: data)
+                let record = try? workers.decode(HTTPCacheRecord.self, from: data)
             else { continue }
             if record.state(at: now, heuristicLimit: policy.heuristicFreshnessLimit) == .fresh {
                 summary.fresh += 1

@@ -52,14 +52,14 @@ public final class KingfisherManager: Sendable {
 
     private let defaults = Locked(Defaults())
     /// The stages, limits, settings and shared work of this manager's retrievals.
-    let pipeline = ImagePipeline(configuration: .init())
+    let pipeline = ImagePipeline(settings: .init())
 
     /// The decode limits and concurrency of this manager's retrievals (providers, originals processed again, and
     /// the downloads and disk reads they make): ``ImageEngine/Configuration/default`` as it was when the manager
     /// was made, by default. Its decodes run on threads of its own, so two managers never wait for each other's.
     /// Ours.
     public var engine: ImageEngine.Configuration {
-        get { pipeline.configuration.engine }
+        get { pipeline.settings.engine }
         set { pipeline.change { $0.engine = newValue } }
     }
 
@@ -70,7 +70,7 @@ public final class KingfisherManager: Sendable {
     /// each retrieval's end at `debug` (`kf.key`, `kf.tier`, `kf.duration_ms`, or `kf.error`). `nil` (nothing
     /// logged) by default, as AsyncHTTPClient does; the cache and the downloader have loggers of their own. Ours.
     public var logger: Logger? {
-        get { pipeline.configuration.logger }
+        get { pipeline.settings.logger }
         set { pipeline.change { $0.logger = newValue } }
     }
 
@@ -78,7 +78,7 @@ public final class KingfisherManager: Sendable {
     /// ``KingfisherOptionsInfoItem/httpCachePolicy(_:)`` says otherwise: ``HTTPCachePolicy/ignoresResponseHeaders``
     /// (Kingfisher's behaviour) by default. Ours.
     public var httpCachePolicy: HTTPCachePolicy {
-        get { pipeline.configuration.httpCachePolicy }
+        get { pipeline.settings.httpCachePolicy }
         set { pipeline.change { $0.httpCachePolicy = newValue } }
     }
 

@@ -31,7 +31,7 @@ extension ImageEngine {
         }
         /// How long one decode or processing run may compute (see ``ImageEngine/timeLimit``).
         public var timeLimit: TimeLimit
-        /// How many decodes and processing runs of one owner happen at once: the threads of its decode stage. One
+        /// How many decodes and processing runs of one owner happen at once: its worker threads. One
         /// per core by default; values below 1 count as 1.
         public var decodeConcurrency: Int {
             didSet { decodeConcurrency = max(1, decodeConcurrency) }
@@ -66,7 +66,7 @@ extension ImageEngine {
             shared.withLock { change(&$0) }
         }
 
-        /// The configuration the work running in this task was started with (its decode stage binds it for the
+        /// The configuration the work running in this task was started with (its workers binds it for the
         /// job), else ``default``.
         static var current: Configuration {
             applied?.configuration ?? .default

@@ -2,7 +2,7 @@ import CVips
 import Foundation
 import KingfisherLocking
 
-/// One job of a decode stage (a decode, and the processors that follow it on the same thread): its
+/// One job of an owner's workers (a decode, and the processors that follow it on the same thread): its
 /// ``ImageEngine/timeLimit`` runs from the job's start over everything it computes, a chain of processors included
 /// (the limit for the largest image it computed, source or result), and it stops early once nobody waits for its
 /// result (its caller's task cancelled). Pixels are computed in strips; both are

@@ -5,7 +5,7 @@ import Foundation
 /// cut-off bodies. Never part of ``KingfisherParsedOptionsInfo``: no option sets these.
 struct DownloadContext: Sendable {
     /// Where the caller's image is decoded and processed; the downloader's own stage when `nil`.
-    var decoder: DecodeStage?
+    var workers: ImageWorkers?
     /// The decode limits of the load's owner (a manager), when it has its own; the downloader's otherwise.
     var engine: ImageEngine.Configuration?
     /// Where this load's previews go; set by whoever starts a load with `progressiveJPEG` (a target, the manager,

@@ -23,7 +23,7 @@ final class DownloadWaiter: Sendable {
     let context: DownloadContext
     let progressBlock: DownloadProgressBlock?
     /// Where the caller's image is decoded and processed: its pipeline's stage, or the downloader's own.
-    let decoder: DecodeStage
+    let workers: ImageWorkers
     /// The caller's token on the HTTP task.
     let token: SessionDataTask.CancelToken
     /// How the caller leaves the shared work (``SessionDataTask/cancel(token:)``), once it has joined; whether it
@@ -32,13 +32,13 @@ final class DownloadWaiter: Sendable {
 
     init(
         url: URL, options: KingfisherParsedOptionsInfo, context: DownloadContext = DownloadContext(),
-        progressBlock: DownloadProgressBlock?, decoder: DecodeStage, token: SessionDataTask.CancelToken
+        progressBlock: DownloadProgressBlock?, workers: ImageWorkers, token: SessionDataTask.CancelToken
     ) {
         self.url = url
         self.options = options
         self.context = context
         self.progressBlock = progressBlock
-        self.decoder = decoder
+        self.workers = workers
         self.token = token
     }
 

@@ -45,7 +45,7 @@ public struct AnyRedirectHandler: ImageDownloadRedirectHandler {
         for task: SessionDataTask, response: HTTPURLResponse, newRequest: URLRequest
     ) async -> URLRequest? {
         await withSanitizedCheckedContinuation { continuation in
-            let once = DeliverOnce<URLRequest?> { continuation.resume(returning: $0) }
+            let once = CallbackEdge<URLRequest?> { continuation.resume(returning: $0) }
             block(task, response, newRequest) { once($0) }
         }
     }

@@ -63,7 +63,7 @@ extension ImageDownloader {
         completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     ) {
         let sink = finishesHandle ? context.previewSink : nil
-        let deliver = DeliverOnce(on: options.callbackQueue, closing: sink, completion)
+        let deliver = CallbackEdge(on: options.callbackQueue, closing: sink, completion)
         let placed = handle.placement(requestModifier: options.requestModifier)
         let joined =
             handle.isCancelled
@@ -95,7 +95,7 @@ extension ImageDownloader {
                 finishesHandle: finishesHandle, completion: completion)
             return
         }
-        let deliver = DeliverOnce(completion)
+        let deliver = CallbackEdge(completion)
         let handOff = DownloadHandOff(
             url: url, handle: handle, finishesHandle: finishesHandle, progressBlock: progressBlock, context: context)
         let returned = DownloadHandOff.$current.withValue(handOff) {
@@ -123,12 +123,12 @@ extension ImageDownloader {
                 placed: handle.placement(requestModifier: options.requestModifier))
         }
         // A cancel of the calling task cancels the handle: the override (or super) delivers the cancellation.
-        let download: (DeliverOnce<Result<ImageLoadingResult, KingfisherError>>) -> Void = { deliver in
+        let download: (CallbackEdge<Result<ImageLoadingResult, KingfisherError>>) -> Void = { deliver in
             self.start(
                 url, options: options, context: context, progressBlock: progressBlock, handle: handle,
                 finishesHandle: false, completion: { deliver($0) })
         }
-        return await DeliverOnce.awaiting(download, whenCancelled: { _ in handle.cancel() })
+        return await CallbackEdge.awaiting(download, whenCancelled: { _ in handle.cancel() })
     }
 
     /// The context of a caller of the downloader itself: progressive previews, without an image target, go to

@@ -51,10 +51,10 @@ extension ImageDownloader {
 
     /// What the strategy decides; `nil` when the calling task is cancelled first (a strategy may wait long).
     private static func decision(of strategy: any RetryStrategy, for context: RetryContext) async -> RetryDecision? {
-        let ask: (DeliverOnce<RetryDecision?>) -> Void = { deliver in
+        let ask: (CallbackEdge<RetryDecision?>) -> Void = { deliver in
             strategy.retry(context: context) { deliver($0) }
         }
-        return await DeliverOnce.awaiting(ask, whenCancelled: { $0(nil) })
+        return await CallbackEdge.awaiting(ask, whenCancelled: { $0(nil) })
     }
 
     /// One try: the request, then the shared processing's result for this caller. `joined` is a first try the
@@ -141,9 +141,9 @@ extension ImageDownloader {
         context: DownloadContext, placed: Placement?
     ) -> JoinedAttempt {
         let key = RequestKey(request)
-        let (engine, decoder) = (context.engine, context.decoder ?? self.decoder)
+        let (engine, workers) = (context.engine, context.workers ?? self.workers)
         let waiter = DownloadWaiter(
-            url: url, options: options, context: context, progressBlock: progressBlock, decoder: decoder,
+            url: url, options: options, context: context, progressBlock: progressBlock, workers: workers,
             token: nextToken())
         let fetch: @Sendable (BodyProcessingRun) -> SharedWork<RequestKey, FetchOutcome>.Ticket = { [self] run in
             joinFetch(request, key: key, url: url, options: options, context: context, for: run)
@@ -151,7 +151,7 @@ extension ImageDownloader {
         let ticket = processings.join(
             ProcessingWorkKey(request: key, processing: ProcessingKey(options, engine: engine)), guest: waiter
         ) { [self] run in
-            await runProcessing(run, options: options, decoder: decoder, engine: engine) { fetch(run) }
+            await runProcessing(run, options: options, workers: workers, engine: engine) { fetch(run) }
         }
         waiter.joined(leave: ticket.leave)
         var startedFetch = false

@@ -36,7 +36,7 @@ extension ImageDownloader {
 
     /// Fetches one HTTP task, shared by every processing of its body (``fetches``): waits for a download slot in
     /// the order of its callers' `downloadPriority`, fetches, tells the delegate, and hands the body on with the
-    /// slot, which the processings keep until they are done: bodies waiting for a decoder count against
+    /// slot, which the processings keep until they are done: bodies waiting for a worker thread count against
     /// ``Configuration/maxConcurrentDownloads``, so memory stays bounded when decoding is slower than the network.
     ///
     /// It is cancelled (by the shared work) when its last caller left: a queued download leaves the queue, a
@@ -91,7 +91,7 @@ extension ImageDownloader {
     /// It is cancelled (by the shared work) when its last caller left: it leaves the fetch (which stops when no
     /// processing is left), and a decode waiting in its queue leaves it.
     func runProcessing(
-        _ run: BodyProcessingRun, options: KingfisherParsedOptionsInfo, decoder: DecodeStage,
+        _ run: BodyProcessingRun, options: KingfisherParsedOptionsInfo, workers: ImageWorkers,
         engine: ImageEngine.Configuration?, fetch: () -> SharedWork<RequestKey, FetchOutcome>.Ticket
     ) async -> Processed {
         guard let outcome = await run.attachment(orMake: fetch).value() else {
@@ -118,7 +118,7 @@ extension ImageDownloader {
         let metrics = self.metrics
         let headerOnly = options.processor is ImageHeaderCheck.Processor
         let work: @Sendable () -> Result<KFCrossPlatformImage, KingfisherError> = {
-            metrics.timeProcessing(headerOnly: headerOnly) { ProcessingStage.image(from: data, options: options) }
+            metrics.timeProcessing(headerOnly: headerOnly) { ImageProcessing.image(from: data, options: options) }
         }
         let result: Result<KFCrossPlatformImage, KingfisherError>?
         if headerOnly, options.processingQueue == nil, ImageHeaderCheck.sizeReadInSwift(of: data) != nil {
@@ -126,7 +126,7 @@ extension ImageDownloader {
             // (and never held for the admission of large decodes, which it does not make).
             result = Task.isCancelled ? nil : work()
         } else {
-            result = await decoder.runUnlessCancelled(
+            result = await workers.runUnlessCancelled(
                 on: options.processingQueue, decoding: data, engine: engine ?? configuration.engine, work)
         }
         // The slot is given back once every processing of the body has let it go.

@@ -24,7 +24,7 @@ extension ImageDownloader {
     }
 
     /// A download slot held by an HTTP task: given back when the last holder of the lease lets it go (the fetch,
-    /// then every processing of its body), so that bodies waiting for a decoder count against
+    /// then every processing of its body), so that bodies waiting for a worker thread count against
     /// ``Configuration/maxConcurrentDownloads``: memory stays bounded when decoding is slower than the network.
     final class SlotLease: Sendable {
         private let downloader: ImageDownloader

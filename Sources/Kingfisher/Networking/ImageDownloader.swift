@@ -46,7 +46,7 @@ open class ImageDownloader: @unchecked Sendable {
     let scheduler: Locked<Scheduler>
     /// Where the images of the downloader's own callers are decoded and processed (a manager's retrievals bring
     /// the manager's stage): threads of the downloader's own, started on first use.
-    let decoder: DecodeStage
+    let workers: ImageWorkers
     /// Released buffers of large response bodies, kept for the next bodies of this downloader.
     let bodyBuffers = MappingPool(maximumBytes: 16 << 20)
     /// The downloads callers share, one per request (method, URL, headers): each waits for a connection slot,
@@ -78,7 +78,7 @@ open class ImageDownloader: @unchecked Sendable {
         self.configuration = configuration
         scheduler = Locked(Scheduler(limit: configuration.maxConcurrentDownloads))
         self.metrics = DownloaderMetrics(downloaderName: name)
-        self.decoder = DecodeStage(threads: configuration.engine.decodeConcurrency)
+        self.workers = ImageWorkers(threads: configuration.engine.decodeConcurrency)
         var clientConfiguration = configuration.httpClient
         clientConfiguration.redirectConfiguration = .disallow
         client = HTTPClient(

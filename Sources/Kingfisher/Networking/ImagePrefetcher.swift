@@ -182,7 +182,7 @@ public final class ImagePrefetcher: Sendable {
             let completion = completionHandler.map { handler in
                 { @Sendable (lists: Lists) in handler(lists.skipped, lists.failed, lists.completed) }
             }
-            state.run = DeliverOnce(on: options.callbackQueue, completion).start {
+            state.run = CallbackEdge(on: options.callbackQueue, completion).start {
                 await self.prefetch(limitedBy: limiter)
             }
             return false

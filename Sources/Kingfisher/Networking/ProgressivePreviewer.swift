@@ -140,7 +140,7 @@ final class ProgressivePreviewer: Sendable {
         case .none:
             break
         case .decode(let job):
-            job.caller.decoder.previews.submit { [self] in run(job) }
+            job.caller.workers.previews.submit { [self] in run(job) }
         case .wake(let instant):
             let delay = ContinuousClock.now.duration(to: instant)
             let nanoseconds = max(

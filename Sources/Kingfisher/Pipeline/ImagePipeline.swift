@@ -1,13 +1,13 @@
 import KingfisherLocking
 import Logging
 
-/// What a ``KingfisherManager`` owns to retrieve images: its configuration, its stages with their limits, and the
-/// work in progress its retrievals share. Nothing here is process-wide, so two managers in one process keep their
+/// What a ``KingfisherManager`` owns to retrieve images: its settings, its workers with their limits, and the work
+/// in progress its retrievals share. Nothing here is process-wide, so two managers in one process keep their
 /// own limits and never wait for each other's work.
 final class ImagePipeline: Sendable {
     /// The settings of one pipeline, read once per retrieval.
-    struct Configuration: Sendable {
-        /// The decode limits and the decode stage's size (``ImageEngine/Configuration/decodeConcurrency``).
+    struct Settings: Sendable {
+        /// The decode limits and the workers' size (``ImageEngine/Configuration/decodeConcurrency``).
         var engine: ImageEngine.Configuration = .default
         /// Whether retrievals follow their responses' HTTP caching headers, unless a call says otherwise.
         var httpCachePolicy: HTTPCachePolicy = .ignoresResponseHeaders
@@ -15,9 +15,9 @@ final class ImagePipeline: Sendable {
         var logger: Logger?
     }
 
-    private let state: Locked<Configuration>
+    private let state: Locked<Settings>
     /// Where the retrievals' decodes and processing runs happen, the downloads and disk reads they make included.
-    let decoder: DecodeStage
+    let workers: ImageWorkers
     /// Provider loads in progress: concurrent retrievals of one provider key with the same processing share one
     /// load, decode and processing run. A load its last retrieval cancels is waited for, up to
     /// ``ImageRetrieval/providerCancellationGrace``, before that retrieval reports the cancel.
@@ -32,20 +32,20 @@ final class ImagePipeline: Sendable {
     /// a time, however many stale hits ask for it.
     let revalidations = SharedWork<RevalidationKey, Void>()
 
-    init(configuration: Configuration) {
-        state = Locked(configuration)
-        decoder = DecodeStage(threads: configuration.engine.decodeConcurrency)
+    init(settings: Settings) {
+        state = Locked(settings)
+        workers = ImageWorkers(threads: settings.engine.decodeConcurrency)
     }
 
-    var configuration: Configuration { state.withLock { $0 } }
+    var settings: Settings { state.withLock { $0 } }
 
-    /// Changes the configuration in one step (concurrent changes of different settings keep each other's); it
-    /// takes effect for the work that waits and the work to come (the decode stage resizes at once).
-    func change(_ body: (inout Configuration) -> Void) {
-        let threads = state.withLock { configuration in
-            body(&configuration)
-            return configuration.engine.decodeConcurrency
+    /// Changes the settings in one step (concurrent changes of different settings keep each other's); it takes
+    /// effect for the work that waits and the work to come (the workers resize at once).
+    func change(_ body: (inout Settings) -> Void) {
+        let threads = state.withLock { settings in
+            body(&settings)
+            return settings.engine.decodeConcurrency
         }
-        decoder.threads = threads
+        workers.threads = threads
     }
 }

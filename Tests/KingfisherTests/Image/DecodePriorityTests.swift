@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kingfisher
 
-/// The decode stage takes waiting work by task priority, and shared work runs at the highest priority of its
+/// An owner's workers take waiting work by task priority, and shared work runs at the highest priority of its
 /// waiters (the shared decode of `SharedWork`, and a shared download's decodes).
 @Suite(.timeLimit(.minutes(2)))
 struct DecodePriorityTests {
@@ -125,7 +125,7 @@ struct DecodePriorityTests {
         configuration.engine = engine
         try await withDownloader(configuration: configuration) { server, downloader in
             server.route("/photo.png", .ok(Fixtures.png(width: 40, height: 30)))
-            let lane = downloader.decoder.lane
+            let lane = downloader.workers.lane
             let events = lane.watched()
             let blocker = await LaneBlocker(lane: lane, threads: threads)
             let log = OrderLog()

@@ -8,7 +8,7 @@ import XCTest
 /// `KingfisherManager.retrieveLivePhoto`, against the loopback server and a temp-dir cache.
 final class LivePhotoTests: XCTestCase {
     /// The start of an ISO base-media file of `brand` (`heic`, `qt  `) followed by `size` bytes of filler: enough
-    /// for type sniffing, and nothing any decoder accepts.
+    /// for type sniffing, and nothing any workers accepts.
     private func mediaFile(brand: String, filler: Int = 200) -> Data {
         Data([0, 0, 0, 24]) + Data("ftyp".utf8) + Data(brand.utf8) + Data(repeating: 0x5A, count: filler)
     }

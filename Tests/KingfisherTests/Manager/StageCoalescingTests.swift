@@ -95,7 +95,7 @@ extension ImageDownloader {
 
 /// Every decode and processing run happens on the decode executor, whose threads are as many as the cores.
 @Suite(.timeLimit(.minutes(2)))
-struct DecodeStageBoundTests {
+struct ImageWorkersBoundTests {
     @Test func neverMoreConcurrentProcessingRunsThanTheExecutorHasThreads() async throws {
         let configuration = ImageDownloader.Configuration(maxConcurrentDownloads: 32)
         try await withTemporaryDirectory { directory in

@@ -86,7 +86,7 @@ struct ImageDownloaderPriorityTests {
                 await processor.entered.wait(for: 1)
                 // When another download is asked for (its fetch queues for a slot in a task of its own)
                 downloader.downloadImage(with: server.url("/second.png"), completionHandler: collector.handler)
-                // Then the slots say it waits: bodies never pile up behind the decoder
+                // Then the slots say it waits: bodies never pile up behind the workers
                 #expect(await eventually { queued.lastValue == 1 })
                 #expect(server.hits("/second.png") == 0)
                 processor.release.signal()

@@ -40,7 +40,7 @@ struct CacheObservabilityTests {
                 #expect(metrics.recordedCount("kingfisher_processing_duration_seconds", [("stage", "disk")]) == 1)
                 #expect(metrics.recordedCount("kingfisher_processing_duration_seconds", [("stage", "encode")]) == 1)
                 #expect(f.server.hits("/a.png") == 1)
-                // The decode stage's depth went up as work entered it and back down as it left
+                // The workers' depth went up as work entered it and back down as it left
                 let depth = try metrics.expectMeter("kingfisher_decode_queue_depth")
                 #expect(depth.values.contains { $0 >= 1 })
                 #expect(depth.lastValue == 0)

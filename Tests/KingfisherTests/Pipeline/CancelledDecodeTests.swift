@@ -18,7 +18,7 @@ struct CancelledDecodeTests {
             try await cache.storeToDisk(Fixtures.png(width: 32, height: 24), forKey: "tile")
             let manager = KingfisherManager(downloader: ImageDownloader(name: "cancelled-decode"), cache: cache)
             manager.engine = engine
-            let lane = manager.pipeline.decoder.lane
+            let lane = manager.pipeline.workers.lane
             let events = lane.watched()
             // Given every decode thread busy
             let blocker = await LaneBlocker(lane: lane, threads: threads)
@@ -56,7 +56,7 @@ struct AbandonedBodyTests {
         configuration.engine.largeDecodesOneAtATime = false
         try await withDownloader(configuration: configuration) { server, downloader in
             server.route("/tile.png", .ok(Fixtures.png(width: 24, height: 16), contentType: "image/png"))
-            let lane = downloader.decoder.lane
+            let lane = downloader.workers.lane
             let events = lane.watched()
             // Given every decode thread busy
             let blocker = await LaneBlocker(lane: lane, threads: threads)
@@ -144,7 +144,7 @@ struct CancelledWhileDecodingTests {
             #expect(blocking.entered.count == 1)
             // and nothing was stored for it; the processor finishes on its thread (the next job runs after it)
             blocking.release.signal()
-            await manager.pipeline.decoder.lane.run {}
+            await manager.pipeline.workers.lane.run {}
             #expect(cache.imageCachedType(forKey: "photo", processorIdentifier: blocking.identifier) == .none)
         }
     }
@@ -174,7 +174,7 @@ struct OriginalReadAheadTests {
             var oneThread = manager.engine
             oneThread.decodeConcurrency = 1
             manager.engine = oneThread
-            let stage = manager.pipeline.decoder
+            let stage = manager.pipeline.workers
             // Given the only decode thread busy
             let blocker = await LaneBlocker(lane: stage.lane, threads: 1)
             // When six retrievals need their originals processed (a processor the disk has no entry for)

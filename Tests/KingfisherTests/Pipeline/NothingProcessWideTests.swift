@@ -80,7 +80,7 @@ struct NothingProcessWideTests {
         #expect(ProcessingFailure.run(later, item: .data(Fixtures.png()), options: options) == nil)
     }
 
-    @Test func aDecodeStagesDepthGoesToItsOwnersMetricsNotTheCallers() async throws {
+    @Test func theWorkersDepthGoesToTheirOwnersMetricsNotTheCallers() async throws {
         let ownerMetrics = TestMetrics()
         let callerMetrics = TestMetrics()
         try await withTemporaryDirectory { directory in

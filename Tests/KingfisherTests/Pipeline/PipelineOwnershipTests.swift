@@ -22,7 +22,7 @@ struct PipelineOwnershipTests {
             var three = wide.engine
             three.decodeConcurrency = 3
             wide.engine = three
-            let (narrowLane, wideLane) = (narrow.pipeline.decoder.lane, wide.pipeline.decoder.lane)
+            let (narrowLane, wideLane) = (narrow.pipeline.workers.lane, wide.pipeline.workers.lane)
             #expect(narrowLane.threads == 1 && wideLane.threads == 3)
             let narrowEvents = narrowLane.watched()
             // Given the narrow manager's one decode thread busy

@@ -29,7 +29,7 @@ extension ImageDataProvider {
     }
 
     public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
-        DeliverOnce(handler).run {
+        CallbackEdge(handler).run {
             do {
                 return .success(try await data())
             } catch {

@@ -64,7 +64,7 @@ public struct ThumbnailImageDataProvider: ImageDataProvider {
         let limit = maxPixelSize
         let always = alwaysCreateThumbnail
         let engine = downloader.configuration.engine
-        let result = await downloader.decoder.run(on: nil, decoding: original, engine: engine) {
+        let result = await downloader.workers.run(on: nil, decoding: original, engine: engine) {
             () -> Result<Data, KingfisherError> in
             Result { () throws(KingfisherError) -> Data in
                 guard limit.isFinite, limit >= 1 else {

@@ -54,7 +54,7 @@ final class PriorityThreadPool: Sendable {
     /// Runs `job` on one of the pool's threads once the limiter lets it; `nil`, and `job` never runs, when the
     /// calling task is cancelled before that. A job that started runs on its thread (the caller's task runs it
     /// there), holding its permit, to its end or, once cancelled, to the next strip
-    /// of pixels it computes (``ProcessingRun``, set up by ``DecodeStage``); its value is dropped (`nil`) when the
+    /// of pixels it computes (``ProcessingRun``, set up by ``ImageWorkers``); its value is dropped (`nil`) when the
     /// caller was cancelled meanwhile. Callers that must leave at once wait for it through ``SharedWork``.
     func runUnlessCancelled<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T? {
         let permit: Limiter.Permit

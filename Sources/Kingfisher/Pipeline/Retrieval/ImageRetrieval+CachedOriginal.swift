@@ -74,16 +74,16 @@ extension ImageRetrieval {
         if inMemory == nil, lookupOptions.cacheSerializer is any DefaultDecodingCacheSerializer {
             // Read only when the decode is near (a gallery scrolling fast asks for many more than decode), and
             // not at all when cancelled while waiting for that.
-            return await decoder.readingAhead { () async -> ProcessedOriginal? in
+            return await workers.readingAhead { () async -> ProcessedOriginal? in
                 guard !Task.isCancelled,
                     case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
                 else { return nil }
                 guard !Task.isCancelled else { return nil }
                 // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
                 guard
-                    let outcome = await decoder.runUnlessCancelled(
+                    let outcome = await workers.runUnlessCancelled(
                         on: options.processingQueue, decoding: data, engine: engine,
-                        { metrics.timeOriginal { ProcessingStage.image(from: data, options: processingOptions) } })
+                        { metrics.timeOriginal { ImageProcessing.image(from: data, options: processingOptions) } })
                 else { return nil }
                 if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) =
                     outcome, processor.reason.meansNotAnImage
@@ -97,8 +97,8 @@ extension ImageRetrieval {
         guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !Task.isCancelled else {
             return nil
         }
-        let outcome = await decoder.runUnlessCancelled(on: options.processingQueue, engine: engine) {
-            metrics.timeOriginal { ProcessingStage.image(processing: original, options: processingOptions) }
+        let outcome = await workers.runUnlessCancelled(on: options.processingQueue, engine: engine) {
+            metrics.timeOriginal { ImageProcessing.image(processing: original, options: processingOptions) }
         }
         return outcome.map { ProcessedOriginal(outcome: $0, originalData: nil) }
     }

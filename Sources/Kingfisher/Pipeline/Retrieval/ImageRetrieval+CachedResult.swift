@@ -46,9 +46,9 @@ extension ImageRetrieval {
         // Made again or processed first, when the cached image needs it; `nil` inside: cancelled meanwhile.
         var prepared: Result<KFCrossPlatformImage, KingfisherError>??
         if cacheType == .memory, CachedImageRebuild.isNeeded(for: found, options: options) {
-            prepared = await CachedImageRebuild.rebuilt(found, options: options, on: decoder, engine: engine)
+            prepared = await CachedImageRebuild.rebuilt(found, options: options, on: workers, engine: engine)
         } else if cacheType == .disk, options.cacheSerializer.originalDataUsed, hasCustomProcessor {
-            prepared = await CachedImageRebuild.processed(.image(found), options: options, on: decoder, engine: engine)
+            prepared = await CachedImageRebuild.processed(.image(found), options: options, on: workers, engine: engine)
         }
         let image: KFCrossPlatformImage
         switch prepared {

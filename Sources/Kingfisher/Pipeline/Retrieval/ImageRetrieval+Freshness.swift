@@ -76,7 +76,7 @@ extension ImageRetrieval {
         var conditional = internalOptions
         conditional.waitForCache = true
         // Nobody shows this one's previews.
-        let context = DownloadContext(decoder: decoder, engine: engine, conditionalHeaders: record.conditionalHeaders)
+        let context = DownloadContext(workers: workers, engine: engine, conditionalHeaders: record.conditionalHeaders)
         let downloader = self.downloader
         let key = resource.cacheKey
         let cache = targetCache

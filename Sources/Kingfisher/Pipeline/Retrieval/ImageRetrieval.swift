@@ -35,10 +35,10 @@ final class ImageRetrieval: Sendable {
     let downloader: ImageDownloader
     let progressBlock: DownloadProgressBlock?
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
-    /// The manager's pipeline: its decode stage and the work its retrievals share (provider loads, disk stores).
+    /// The manager's pipeline: its workers and the work its retrievals share (provider loads, disk stores).
     let pipeline: ImagePipeline
     /// Where the retrieval's decodes run: the manager's stage.
-    var decoder: DecodeStage { pipeline.decoder }
+    var workers: ImageWorkers { pipeline.workers }
     /// The decode limits of the retrieval: the manager's when it started.
     let engine: ImageEngine.Configuration
     /// Where the retrieval's progressive previews go, with `.progressiveJPEG`: an image target's, an
@@ -59,7 +59,7 @@ final class ImageRetrieval: Sendable {
     ) {
         self.originalSource = source
         self.mode = mode
-        let settings = manager.pipeline.configuration
+        let settings = manager.pipeline.settings
         var options = options
         options.httpCachePolicy = options.httpCachePolicy ?? settings.httpCachePolicy
         self.engine = settings.engine
@@ -101,7 +101,7 @@ final class ImageRetrieval: Sendable {
     /// cancellation at once, except while a provider loads: then the cancellation is delivered when the task has
     /// seen it (the provider has returned, or ``providerCancellationGrace`` ran out), as Kingfisher 8.11 does.
     func start(completion: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?) {
-        let deliver = DeliverOnce(on: options.callbackQueue, closing: previewSink, logging(completion))
+        let deliver = CallbackEdge(on: options.callbackQueue, closing: previewSink, logging(completion))
         let task = deliver.start { await self.run() }
         let handles = self.handles
         let handler: @Sendable (KingfisherError) -> Void = { reason in
@@ -185,7 +185,7 @@ final class ImageRetrieval: Sendable {
         var sink = previewSink
         if case .originalBytes = mode { sink = nil }
         return DownloadContext(
-            decoder: decoder, engine: engine, previewSink: sink, conditionalHeaders: conditionalHeaders,
+            workers: workers, engine: engine, previewSink: sink, conditionalHeaders: conditionalHeaders,
             partialDownloads: options.httpCachePolicy?.resumes == true ? targetCache.partialDownloads : nil)
     }
 

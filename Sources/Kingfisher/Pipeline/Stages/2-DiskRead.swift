@@ -2,7 +2,7 @@ package import Foundation
 
 extension ImageRetrieval {
     /// Stage 2, disk: unless `fromMemoryCacheOrRefresh` or cancelled, the entry of `key@processor` read from
-    /// `cache`'s disk on its disk executor and decoded on this pipeline's decode stage, with the retrieval's limits;
+    /// `cache`'s disk on its disk executor and decoded on this pipeline's workers, with the retrieval's limits;
     /// `nil` on a miss, a failed read, or a cancel. Nothing is written (the hit goes to memory once the retrieval
     /// commits).
     func lookUpOnDisk(
@@ -11,7 +11,7 @@ extension ImageRetrieval {
         guard !options.fromMemoryCacheOrRefresh, !isCancelled else { return nil }
         guard
             case .success(let image?)? = await cache.imageFromDisk(
-                forKey: key, options: options, on: decoder, engine: engine)
+                forKey: key, options: options, on: workers, engine: engine)
         else { return nil }
         return image
     }
@@ -19,11 +19,11 @@ extension ImageRetrieval {
 
 extension ImageCache {
     /// The disk hit of `key@<processor>`: its bytes read on ``io``, then decoded with the options' serializer on
-    /// `decoder` with `engine`'s limits (the cache's own by default); a file that no longer decodes is removed and
+    /// `workers` with `engine`'s limits (the cache's own by default); a file that no longer decodes is removed and
     /// counts as a miss. Concurrent lookups of one entry (with the same image options) share one read and one
     /// decode. `nil` when the calling task was cancelled first. Each caller's lookup counts as a disk hit or miss.
     func imageFromDisk(
-        forKey key: String, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage? = nil,
+        forKey key: String, options: KingfisherParsedOptionsInfo, on workers: ImageWorkers? = nil,
         engine: ImageEngine.Configuration? = nil
     ) async -> Result<KFCrossPlatformImage?, KingfisherError>? {
         let computed = Self.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
@@ -36,7 +36,7 @@ extension ImageCache {
             let metrics = self.metrics
             // Every lookup waiting for this one left while its decode waited: the decode never runs.
             guard
-                let decoded = await (decoder ?? self.decoder).runUnlessCancelled(
+                let decoded = await (workers ?? self.workers).runUnlessCancelled(
                     on: nil, decoding: data, engine: engine,
                     { metrics.timeDecode { serializer.image(with: data, options: options) } })
             else { return .success(nil) }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Stages 4 and 5 of a retrieval, decode and process, as one call on the decode stage's thread (a processor
+/// Stages 4 and 5 of a retrieval, decode and process, as one call on a worker thread (a processor
 /// receives the bytes and decodes them: a downsampling one shrinks on load): the options' processor over
 /// downloaded, provided or cached bytes, or over an image (an original processed again), with Kingfisher's errors.
-/// Runs on the caller's thread: callers put it on the ``DecodeStage``.
-enum ProcessingStage {
+/// Runs on the caller's thread: callers put it on the ``ImageWorkers``.
+enum ImageProcessing {
     /// The processor's image. When it gives none: `processingFailed`, as in Kingfisher, with a
     /// ``DecodingFailedProcessor`` carrying the decoder's reason when the data is not an image (empty, not an image
     /// format, corrupt). The safety limits keep their own reasons (`pixelLimitExceeded`, `frameLimitExceeded`,
@@ -49,13 +49,13 @@ enum CachedImageRebuild {
     }
 
     /// `image` made again from its animated data by the options' processor, with the options' creating options,
-    /// on `decoder`. The failure is Kingfisher's `processingFailed` (Kingfisher hands out an empty image); `nil`
+    /// on `workers`. The failure is Kingfisher's `processingFailed` (Kingfisher hands out an empty image); `nil`
     /// when the calling task was cancelled first.
     static func rebuilt(
-        _ image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
+        _ image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo, on workers: ImageWorkers,
         engine: ImageEngine.Configuration
     ) async -> Result<KFCrossPlatformImage, KingfisherError>? {
         guard let data = image.animatedImageData else { return .success(image) }
-        return await processed(.data(data), options: options, on: decoder, engine: engine)
+        return await processed(.data(data), options: options, on: workers, engine: engine)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ProcessingStage {
+extension ImageProcessing {
     /// The processor over an image already decoded (an original from the cache); `processingFailed` when it gives
     /// none.
     static func image(
@@ -13,17 +13,17 @@ extension ProcessingStage {
 }
 
 extension CachedImageRebuild {
-    /// `item` through the options' processor on `decoder`; for an image a disk cache holding original
+    /// `item` through the options' processor on `workers`; for an image a disk cache holding original
     /// data gave back (the serializer's ``CacheSerializer/originalDataUsed``), which is not processed yet.
     static func processed(
-        _ item: ImageProcessItem, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
+        _ item: ImageProcessItem, options: KingfisherParsedOptionsInfo, on workers: ImageWorkers,
         engine: ImageEngine.Configuration
     ) async -> Result<KFCrossPlatformImage, KingfisherError>? {
         let processor = options.processor
         var data: Data?
         if case .data(let bytes) = item { data = bytes }
         guard
-            let outcome = await decoder.runUnlessCancelled(
+            let outcome = await workers.runUnlessCancelled(
                 on: options.processingQueue, decoding: data, engine: engine,
                 { ProcessingFailure.run(processor, item: item, options: options) })
         else { return nil }

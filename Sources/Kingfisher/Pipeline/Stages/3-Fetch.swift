@@ -52,7 +52,7 @@ extension ImageRetrieval {
     /// provider hands over later is dropped.
     static let providerCancellationGrace: Duration = .seconds(1)
 
-    /// Step 4 for a provider: its data, decoded and processed on the decode stage. Concurrent retrievals of one
+    /// Step 4 for a provider: its data, decoded and processed on the workers. Concurrent retrievals of one
     /// provider key with the same processing share one load (see ``ImagePipeline/providerLoads``); the load is
     /// cancelled when every retrieval waiting for it was, so a provider that honours task cancellation (a
     /// ``ThumbnailImageDataProvider`` downloading) stops early. A cancel from here until the commit reports
@@ -66,9 +66,9 @@ extension ImageRetrieval {
         let processingOptions = fetchOptions
         let key = ProviderLoadKey(
             cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions, engine: engine))
-        let (metrics, decoder, engine) = (self.metrics, self.decoder, self.engine)
+        let (metrics, workers, engine) = (self.metrics, self.workers, self.engine)
         let loaded = await pipeline.providerLoads.value(for: key) {
-            await Self.load(provider, options: processingOptions, on: decoder, engine: engine, metrics: metrics)
+            await Self.load(provider, options: processingOptions, on: workers, engine: engine, metrics: metrics)
         }
         // Cancelled while the provider worked: its load has ended, or the grace ran out.
         guard let loaded, !isCancelled else { return .failure(cancelled) }
@@ -77,7 +77,7 @@ extension ImageRetrieval {
 
     /// A provider's data, decoded and processed.
     private static func load(
-        _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo, on decoder: DecodeStage,
+        _ provider: any ImageDataProvider, options: KingfisherParsedOptionsInfo, on workers: ImageWorkers,
         engine: ImageEngine.Configuration, metrics: ManagerMetrics
     ) async -> Result<FetchedImage, KingfisherError> {
         // Every retrieval left before the load began: the provider is not called.
@@ -98,9 +98,9 @@ extension ImageRetrieval {
         // A header check decodes nothing: it never waits for the admission of large decodes.
         let headerOnly = options.processor is ImageHeaderCheck.Processor
         guard
-            let result = await decoder.runUnlessCancelled(
+            let result = await workers.runUnlessCancelled(
                 on: options.processingQueue, decoding: headerOnly ? nil : data, engine: engine,
-                { metrics.timeProvider(headerOnly: headerOnly) { ProcessingStage.image(from: data, options: options) } }
+                { metrics.timeProvider(headerOnly: headerOnly) { ImageProcessing.image(from: data, options: options) } }
             )
         else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }

@@ -11,7 +11,7 @@ import KingfisherLocking
 ///
 /// Each owner has its own (``ImagePipeline``, and an ``ImageCache`` or ``ImageDownloader`` used alone), so two
 /// of them in one process keep their own limits.
-final class DecodeStage: Sendable {
+final class ImageWorkers: Sendable {
     let lane: PriorityThreadPool
     /// Admits one memory-hungry decode at a time.
     let largeDecodes = Limiter(limit: 1)

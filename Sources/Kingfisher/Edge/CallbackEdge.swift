@@ -8,7 +8,7 @@ import KingfisherLocking
 /// cache's completion-handler methods, and a data provider's default `data(handler:)`, start their work there.
 ///
 /// With a preview sink, the sink is closed before the delivery: no progressive preview arrives after the result.
-final class DeliverOnce<Value: Sendable>: Sendable {
+final class CallbackEdge<Value: Sendable>: Sendable {
     private let handler: Locked<(@Sendable (Value) -> Void)?>
     private let queue: CallbackQueue
     private let sink: PreviewSink?
@@ -39,7 +39,7 @@ final class DeliverOnce<Value: Sendable>: Sendable {
     }
 }
 
-extension DeliverOnce {
+extension CallbackEdge {
     /// Runs `work` in a task of its own and delivers its value: the one place where a callback API starts async
     /// work. Returns the task: cancelling it lets `work` end as it sees fit, and its value is delivered then.
     @discardableResult
@@ -59,19 +59,19 @@ extension DeliverOnce {
     }
 }
 
-extension DeliverOnce {
+extension CallbackEdge {
     /// Awaits the value a callback API delivers: the one place where async code waits for a callback (a retry
     /// strategy's decision, a downloader subclass's completion handler). `start` gets the delivery; the first value
     /// counts. When the calling task is cancelled, `cancel` runs with the delivery: it delivers a value of its own
     /// at once, or makes the callback API deliver one.
     static func awaiting(
-        _ start: (DeliverOnce<Value>) -> Void,
-        whenCancelled cancel: @escaping @Sendable (DeliverOnce<Value>) -> Void
+        _ start: (CallbackEdge<Value>) -> Void,
+        whenCancelled cancel: @escaping @Sendable (CallbackEdge<Value>) -> Void
     ) async -> Value {
-        let once = Locked<DeliverOnce<Value>?>(nil)
+        let once = Locked<CallbackEdge<Value>?>(nil)
         return await withTaskCancellationHandler {
             await withSanitizedCheckedContinuation { continuation in
-                let deliver = DeliverOnce { continuation.resume(returning: $0) }
+                let deliver = CallbackEdge { continuation.resume(returning: $0) }
                 once.withLock { $0 = deliver }
                 start(deliver)
                 // A cancel that came before the delivery was recorded.
