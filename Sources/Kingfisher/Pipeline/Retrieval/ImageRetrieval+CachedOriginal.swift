@@ -15,14 +15,9 @@ extension ImageRetrieval {
         if case .network(let resource) = source, let policy = httpPolicy(for: source) {
             // The original's record decides before it is read: fresh, it is processed again; stale, it is
             // revalidated first (a 304 keeps it, a 200 is the new image, processed as downloaded).
-            switch await validate(resource, processorIdentifier: "", policy: policy) {
-            case .use(let how): validation = how
-            case .useWhileRevalidating(let record):
-                validation = .stale(.revalidatingInBackground)
-                revalidation = (resource, record)
-            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
-            case .refetch: return .refetch
-            case .failed(let error): return .done(.failure(error))
+            switch await decide(resource, processorIdentifier: "", policy: policy) {
+            case .use(let how, let stale): (validation, revalidation) = (how, stale)
+            case .end(let step): return step
             }
         }
         guard let made = await processedOriginal(key) else { return isCancelled ? .cancelled : .miss }

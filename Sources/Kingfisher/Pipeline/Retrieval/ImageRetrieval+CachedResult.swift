@@ -29,14 +29,9 @@ extension ImageRetrieval {
             // Following HTTP caching, the record decides before the entry is read: a stale entry costs a
             // conditional request, and its bytes are read only when they are to be used.
             guard await isInTargetCache(source.cacheKey, options: options) else { return .miss }
-            switch await validate(resource, processorIdentifier: options.processor.identifier, policy: policy) {
-            case .use(let how): validation = how
-            case .useWhileRevalidating(let record):
-                validation = .stale(.revalidatingInBackground)
-                revalidation = (resource, record)
-            case .replaced(let outcome): return outcome.map(CacheStep.done) ?? .cancelled
-            case .refetch: return .refetch
-            case .failed(let error): return .done(.failure(error))
+            switch await decide(resource, processorIdentifier: options.processor.identifier, policy: policy) {
+            case .use(let how, let stale): (validation, revalidation) = (how, stale)
+            case .end(let step): return step
             }
         }
         // (A 304 whose entry was removed meanwhile finds nothing here: the source is downloaded.)

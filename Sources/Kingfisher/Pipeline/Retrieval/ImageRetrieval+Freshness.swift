@@ -27,6 +27,27 @@ extension ImageRetrieval {
         return policy
     }
 
+    /// What a cached entry's HTTP record decides for a cache step: use the entry (how, and the stale record to
+    /// revalidate in the background once it is used), or end the step here.
+    enum CacheStepDecision {
+        case use(HTTPValidation, revalidating: (resource: any Resource, record: HTTPCacheRecord)?)
+        case end(CacheStep)
+    }
+
+    /// ``validate(_:processorIdentifier:policy:)`` as a cache step takes it.
+    func decide(
+        _ resource: any Resource, processorIdentifier: String, policy: HTTPCachePolicy
+    ) async -> CacheStepDecision {
+        switch await validate(resource, processorIdentifier: processorIdentifier, policy: policy) {
+        case .use(let how): .use(how, revalidating: nil)
+        case .useWhileRevalidating(let record):
+            .use(.stale(.revalidatingInBackground), revalidating: (resource, record))
+        case .replaced(let outcome): .end(outcome.map(CacheStep.done) ?? .cancelled)
+        case .refetch: .end(.refetch)
+        case .failed(let error): .end(.done(.failure(error)))
+        }
+    }
+
     /// Decides about a cached entry of `resource` made by `processorIdentifier`: fresh entries are used; stale ones
     /// are revalidated with a conditional request (in the background when `stale-while-revalidate` allows, and
     /// used anyway when `stale-if-error` allows and the origin fails); entries without a record, or with one that
