@@ -222,7 +222,7 @@ public final class KFImageView: KingfisherImageTarget {
 
     /// Where this view's images are made drawable (converted for cairo, scaled to the drawn size), in the order they
     /// were set, off the main loop. The view's own: views never wait for each other's pictures.
-    private let pictureQueue = DispatchQueue(label: "com.onevcat.Kingfisher.KFImageView.pictures", qos: .userInitiated)
+    let pictureQueue = DispatchQueue(label: "com.onevcat.Kingfisher.KFImageView.pictures", qos: .userInitiated)
 
     // MARK: - Transitions
 

@@ -130,6 +130,18 @@ struct KFImageViewTests {
         #expect(await onGTK { view.transitionProgress } == 1)
     }
 
+    @Test func twoViewsMakeTheirPicturesOnQueuesOfTheirOwn() async throws {
+        // No queue is shared by the process: one view's pictures never wait behind another's.
+        let (first, second) = await onGTK { (KFImageView(width: 20, height: 20), KFImageView(width: 20, height: 20)) }
+        #expect(first.pictureQueue !== second.pictureQueue)
+        // and each still shows what it was given
+        let red = try ViewProbe.solid([220, 20, 20, 255], width: 20, height: 20)
+        let blue = try ViewProbe.solid([20, 20, 220, 255], width: 20, height: 20)
+        first.image = red
+        second.image = blue
+        #expect(first.image === red && second.image === blue)
+    }
+
     @Test func contentModesFitFillOrCentreTheImage() async throws {
         let (view, _) = await ViewProbe.presentedView(width: 100, height: 100)
         // 50 x 25 pixels at scale 1.
