@@ -38,8 +38,10 @@ public enum DiskStorage {
         /// (``Config/ioConcurrency``), used by an ``ImageCache`` over it for every read, write, removal and sweep,
         /// and by the storage for the clean-up of writes abandoned before it was opened.
         let io: DiskIO
-        /// Released buffers of large files read, kept for the next reads of this storage.
-        let readBuffers = MappingPool(maximumBytes: 16 << 20)
+        /// Released buffers of large files read, kept for the next reads of this storage: 8 MB, half of what one
+        /// pool kept for the whole process before each owner had its own (a downloader keeps the other half), so a
+        /// server with one cache and one downloader keeps what it kept then.
+        let readBuffers = MappingPool(maximumBytes: 8 << 20)
 
         /// Creates a storage and its directory.
         /// - Throws: ``KingfisherError/CacheErrorReason/cannotCreateDirectory(path:error:)``.

@@ -47,8 +47,9 @@ open class ImageDownloader: @unchecked Sendable {
     /// Where the images of the downloader's own callers are decoded and processed (a manager's retrievals bring
     /// the manager's stage): threads of the downloader's own, started on first use.
     let workers: ImageWorkers
-    /// Released buffers of large response bodies, kept for the next bodies of this downloader.
-    let bodyBuffers = MappingPool(maximumBytes: 16 << 20)
+    /// Released buffers of large response bodies, kept for the next bodies of this downloader: 8 MB (a cache's
+    /// disk storage keeps as much for its reads; see ``DiskStorage/Backend``).
+    let bodyBuffers = MappingPool(maximumBytes: 8 << 20)
     /// The downloads callers share, one per request (method, URL, headers): each waits for a connection slot,
     /// fetches, and hands its body to the processings waiting for it.
     let fetches = SharedWork<RequestKey, FetchOutcome>()
