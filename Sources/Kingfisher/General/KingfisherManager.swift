@@ -51,7 +51,7 @@ public final class KingfisherManager: Sendable {
     }
 
     private let defaults = Locked(Defaults())
-    /// The stages, limits, settings and shared work of this manager's retrievals.
+    /// The workers, limits, settings and shared work of this manager's retrievals.
     let pipeline = ImagePipeline(settings: .init())
 
     /// The decode limits and concurrency of this manager's retrievals (providers, originals processed again, and

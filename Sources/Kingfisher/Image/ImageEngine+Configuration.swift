@@ -72,7 +72,7 @@ extension ImageEngine {
             applied?.configuration ?? .default
         }
 
-        /// The decode-stage job running in this task (its whole-job deadline, whether it was abandoned), if any.
+        /// The workers' job running in this task (its whole-job deadline, whether it was abandoned), if any.
         static var currentRun: ProcessingRun? {
             applied?.run
         }

@@ -15,8 +15,8 @@ extension ImageEngine {
     /// How long one decode, or one processing run, may compute pixels before it is stopped with
     /// ``KingfisherError/ProcessorErrorReason/timeLimitExceeded(seconds:)``: 2 s plus 2 s per megapixel by default (of
     /// the larger of source and result, every frame counted), plus 10 ms per frame of an animation (each frame costs a
-    /// pipeline of its own, however small), a hundred times what libvips needs for ordinary images. A job of a decode
-    /// stage (a decode and the processors that follow it) has one limit from its start, for the largest image it
+    /// pipeline of its own, however small), a hundred times what libvips needs for ordinary images. A job of an owner's
+    /// workers (a decode and the processors that follow it) has one limit from its start, for the largest image it
     /// computes, whatever the number of steps. The clock is checked between strips of rows, so the work ends within one
     /// strip of the limit. An SVG is drawn by librsvg in calls nothing can interrupt, so it is first drawn at 128 x 128
     /// pixels and refused at once when that, scaled to its full size, would overrun the limit.

@@ -27,7 +27,7 @@ extension KFCrossPlatformImage {
             if deadline == nil {
                 let resultPixels = frame.width * frame.height * animation.frameCount
                 if let run = ProcessingRun.current {
-                    // Inside a decode-stage job: its deadline, from its start, covers every frame.
+                    // Inside a workers' job: its deadline, from its start, covers every frame.
                     deadline = run.deadline(
                         coveringPixels: max(sourcePixels, resultPixels), frames: animation.frameCount)
                 } else {

@@ -87,7 +87,7 @@ final class VipsImageHandle: @unchecked Sendable {
     ) throws(VipsError) -> VipsImageHandle {
         let pixels = max(pixels, width * height)
         if limit == nil, let run = ProcessingRun.current {
-            // Inside a decode-stage job: its one deadline, from its start, covers this computation too.
+            // Inside a workers' job: its one deadline, from its start, covers this computation too.
             let deadline = run.deadline(coveringPixels: pixels)
             return try materialised(deadline: deadline.at, seconds: deadline.seconds)
         }
@@ -96,7 +96,7 @@ final class VipsImageHandle: @unchecked Sendable {
     }
 
     /// As ``materialised(forPixels:limit:)``, against a deadline set for a larger run (all frames of an
-    /// animation); `seconds` is the limit it stands for, for the error. Inside a decode-stage job it also stops
+    /// animation); `seconds` is the limit it stands for, for the error. Inside a workers' job it also stops
     /// when nobody waits for the job any more.
     func materialised(deadline: Int, seconds: TimeInterval) throws(VipsError) -> VipsImageHandle {
         var outcome: Int32 = 0

@@ -4,7 +4,7 @@ import Foundation
 /// limits, where its previews go, and, for a revalidation or a body to resume, the validators and the store of
 /// cut-off bodies. Never part of ``KingfisherParsedOptionsInfo``: no option sets these.
 struct DownloadContext: Sendable {
-    /// Where the caller's image is decoded and processed; the downloader's own stage when `nil`.
+    /// Where the caller's image is decoded and processed; the downloader's own workers when `nil`.
     var workers: ImageWorkers?
     /// The decode limits of the load's owner (a manager), when it has its own; the downloader's otherwise.
     var engine: ImageEngine.Configuration?

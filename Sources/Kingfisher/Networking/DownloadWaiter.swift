@@ -22,7 +22,7 @@ final class DownloadWaiter: Sendable {
     /// What the pipeline handed the download besides the options (previews, limits, validators).
     let context: DownloadContext
     let progressBlock: DownloadProgressBlock?
-    /// Where the caller's image is decoded and processed: its pipeline's stage, or the downloader's own.
+    /// Where the caller's image is decoded and processed: its pipeline's workers, or the downloader's own.
     let workers: ImageWorkers
     /// The caller's token on the HTTP task.
     let token: SessionDataTask.CancelToken

@@ -17,7 +17,7 @@ import Foundation
 /// | `kingfisher_disk_reads_coalesced_total` | counter | `cache` |
 /// | `kingfisher_disk_write_failures_total` | counter | `cache` |
 /// | `kingfisher_processing_duration_seconds` | timer | `stage` (`download`, `provider`, `original`, `disk`, `encode`; `header`: a prefetch's header check, nothing decoded) |
-/// | `kingfisher_decode_queue_depth` | meter (a gauge moved up and down; a backend sums the stages) | none |
+/// | `kingfisher_decode_queue_depth` | meter (a gauge moved up and down; a backend sums every owner's workers) | none |
 enum MetricName {
     static let downloads = "kingfisher_downloads_total"
     static let downloadBytes = "kingfisher_download_bytes_total"

@@ -19,13 +19,13 @@ final class ImageWorkers: Sendable {
     /// preview never takes a thread from the final decodes.
     let previews = ThreadPoolExecutor(threads: ProcessInfo.processInfo.activeProcessorCount / 2)
 
-    /// Bytes read from a disk for a decode of this stage (a cached original to process again): at most
+    /// Bytes read from a disk for a decode of these workers (a cached original to process again): at most
     /// ``readAheadPerThread`` per thread are read and waiting for, or in, their decode; the other readers wait
     /// before reading, so a burst of lookups faster than the decodes never piles whole files up in memory.
     private let readAhead: Limiter
     /// How many bodies per decode thread may be read ahead of their decode.
     static let readAheadPerThread = 2
-    /// The bodies this stage holds, waiting or running (``MetricName/decodeQueueDepth``): added as they enter,
+    /// The bodies these workers hold, waiting or running (``MetricName/decodeQueueDepth``): added as they enter,
     /// taken away as they leave, so the backend sums every owner's stage without a lock between them.
     private let depth: Meter
 
@@ -49,7 +49,7 @@ final class ImageWorkers: Sendable {
     var readAheadWaitingCount: Int { readAhead.waitingCount }
     var readAheadHoldingCount: Int { readAhead.holdingCount }
 
-    /// Runs `body`, which reads bytes and decodes them on this stage, once fewer than the read-ahead bound do;
+    /// Runs `body`, which reads bytes and decodes them on these workers, once fewer than the read-ahead bound do;
     /// `nil` when the calling task is cancelled while it waits (`body` never runs).
     func readingAhead<T: Sendable>(_ body: () async -> T?) async -> T? {
         guard let permit = try? await readAhead.acquire() else { return nil }

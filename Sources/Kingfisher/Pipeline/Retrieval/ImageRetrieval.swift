@@ -37,7 +37,7 @@ final class ImageRetrieval: Sendable {
     let downloadTaskUpdated: DownloadTaskUpdatedBlock?
     /// The manager's pipeline: its workers and the work its retrievals share (provider loads, disk stores).
     let pipeline: ImagePipeline
-    /// Where the retrieval's decodes run: the manager's stage.
+    /// Where the retrieval's decodes run: the manager's workers.
     var workers: ImageWorkers { pipeline.workers }
     /// The decode limits of the retrieval: the manager's when it started.
     let engine: ImageEngine.Configuration
@@ -179,7 +179,7 @@ final class ImageRetrieval: Sendable {
         return fetch
     }
 
-    /// What the retrieval hands its downloads besides the options: its stage and limits, its previews (none for
+    /// What the retrieval hands its downloads besides the options: its workers and limits, its previews (none for
     /// an original-bytes retrieval), and `conditionalHeaders` for a revalidation.
     func downloadContext(conditionalHeaders: [String: String]? = nil) -> DownloadContext {
         var sink = previewSink
