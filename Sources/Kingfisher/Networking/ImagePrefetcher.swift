@@ -219,6 +219,16 @@ public final class ImagePrefetcher: Sendable {
             while let event = await group.next() {
                 switch event {
                 case .permit(let permit?) where !Task.isCancelled:
+                    // Sources in memory already are skipped here, at once: no task, no wait for each.
+                    while next < sources.count, isInMemoryNow(sources[next]) {
+                        lists.append(sources[next], .skipped)
+                        report(progress: lists)
+                        next += 1
+                    }
+                    guard next < sources.count else {
+                        permit.release()
+                        continue
+                    }
                     let index = next
                     next += 1
                     group.addTask {
@@ -250,6 +260,20 @@ public final class ImagePrefetcher: Sendable {
     private func prefetch(_ index: Int) async -> Outcome {
         if !options.forceRefresh, await isCached(sources[index]) { return .skipped }
         return storesOriginalData ? await loadOriginalData(index) : await retrieve(index)
+    }
+
+    /// Whether `source` is in the memory cache under the options' processor (and fresh, following HTTP caching, by
+    /// a record in memory), found without waiting for anything: such a source is skipped by the run itself.
+    private func isInMemoryNow(_ source: Source) -> Bool {
+        guard !options.forceRefresh else { return false }
+        let cache = options.targetCache ?? manager.cache
+        let identifier = options.processor.identifier
+        let computed = ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: identifier)
+        guard cache.memoryStorage.isCached(forKey: computed) else { return false }
+        let policy = options.httpCachePolicy ?? manager.httpCachePolicy
+        guard case .network = source, policy.followsHeaders else { return true }
+        guard let record = cache.httpRecords.rememberedRecord(forKey: source.cacheKey) else { return false }
+        return record.state(ofVariant: identifier, at: cache.diskStorage.config.now(), policy: policy) == .fresh
     }
 
     /// Whether `source` is cached under the options' processor, so nothing is loaded (as in Kingfisher, a forced
