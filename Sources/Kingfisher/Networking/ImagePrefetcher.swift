@@ -270,10 +270,7 @@ public final class ImagePrefetcher: Sendable {
         let identifier = options.processor.identifier
         let computed = ImageCache.computedKey(forKey: source.cacheKey, processorIdentifier: identifier)
         guard cache.memoryStorage.isCached(forKey: computed) else { return false }
-        let policy = options.httpCachePolicy ?? manager.httpCachePolicy
-        guard case .network = source, policy.followsHeaders else { return true }
-        guard let record = cache.httpRecords.rememberedRecord(forKey: source.cacheKey) else { return false }
-        return record.state(ofVariant: identifier, at: cache.diskStorage.config.now(), policy: policy) == .fresh
+        return isFreshWithoutReading(source, in: cache) == true
     }
 
     /// Whether `source` is cached under the options' processor, so nothing is loaded (as in Kingfisher, a forced
@@ -312,15 +309,25 @@ public final class ImagePrefetcher: Sendable {
     /// fresh; otherwise the manager revalidates it (a 304 keeps the entry) or downloads it again. A record not in
     /// memory is read on the cache's I/O threads, as the check for the entry was.
     private func isFresh(_ source: Source, in cache: ImageCache) async -> Bool {
+        if let known = isFreshWithoutReading(source, in: cache) { return known }
+        let (key, fresh) = (source.cacheKey, freshness(in: cache))
+        return await cache.io.perform { fresh(cache.httpRecords.loadRecord(forKey: key, in: cache)) }
+    }
+
+    /// ``isFresh(_:in:)`` as far as it is known without reading the disk: `nil` when the record is not in memory.
+    private func isFreshWithoutReading(_ source: Source, in cache: ImageCache) -> Bool? {
         let policy = options.httpCachePolicy ?? manager.httpCachePolicy
         guard case .network = source, policy.followsHeaders else { return true }
-        let key = source.cacheKey
+        return cache.httpRecords.rememberedRecord(forKey: source.cacheKey).map(freshness(in: cache))
+    }
+
+    /// Whether a record says the options' variant is fresh now, following the options' (or the manager's) policy.
+    private func freshness(in cache: ImageCache) -> @Sendable (HTTPCacheRecord?) -> Bool {
+        let policy = options.httpCachePolicy ?? manager.httpCachePolicy
         let identifier = options.processor.identifier
-        let fresh: @Sendable (HTTPCacheRecord?) -> Bool = { record in
+        return { record in
             record?.state(ofVariant: identifier, at: cache.diskStorage.config.now(), policy: policy) == .fresh
         }
-        if let remembered = cache.httpRecords.rememberedRecord(forKey: key) { return fresh(remembered) }
-        return await cache.io.perform { fresh(cache.httpRecords.loadRecord(forKey: key, in: cache)) }
     }
 
     /// Loads a source through the manager's pipeline (download or provider, decode, processing, memory and disk),
