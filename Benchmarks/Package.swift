@@ -2,7 +2,7 @@
 // Benchmarks for Kingfisher, on ordo-one/package-benchmark. Run from this folder:
 //   swift package benchmark                       # every target
 //   swift package benchmark --target ImageDecoding
-// Figures and the commands that produced them go in ../BENCHMARKS.md.
+// The latest figures and their commands go in ../BENCHMARKS.md; every run, dated, in ../docs/benchmarks-history.md.
 import Foundation
 import PackageDescription
 

@@ -1,7 +1,7 @@
 // libvips is loaded when Kingfisher first needs it, not when the program starts.
 //
 // Linking libvips makes the dynamic loader map and relocate its ~100 libraries before main: about 25 ms of every
-// run, even of one that never touches a pixel (BENCHMARKS.md).
+// run, even of one that never touches a pixel (docs/benchmarks-history.md).
 // So the wrappers in CVips.h call libvips and GLib through pointers looked up with dlsym in libvips (and the
 // libraries it brings) on first use: each name below, when called, is redirected by a function-like macro. A
 // program that never touches pixels never loads libvips.

@@ -29,9 +29,9 @@ public enum ImageEngine {
 
     /// Whether libvips runs its resampling and convolution kernels as vector code compiled at run time (liborc).
     /// Off by default: with liborc 0.4.33 (Debian 12's) a server making thumbnails on several threads crashed once
-    /// inside it (see BENCHMARKS.md), and liborc's concurrency bugs are a known libvips story (libvips 8.15 dropped
-    /// it). Thumbnails are as fast without it; a Gaussian blur of a 15-megapixel photo takes ~3x as long and a
-    /// resize of one ~1.25x. Turn it on for such work where a crash is acceptable risk. Process-wide. Ours.
+    /// inside it (see docs/benchmarks-history.md), and liborc's concurrency bugs are a known libvips story (libvips
+    /// 8.15 dropped it). Thumbnails are as fast without it; a Gaussian blur of a 15-megapixel photo takes ~3x as long
+    /// and a resize of one ~1.25x. Turn it on for such work where a crash is acceptable risk. Process-wide. Ours.
     public static var usesVectorCode: Bool {
         get {
             guard (try? VipsRuntime.start()) != nil else { return false }

@@ -3,8 +3,8 @@ import Foundation
 extension ImageHeaderCheck {
     /// The size a JPEG or PNG header declares, read in Swift, so a check of such bytes never starts libvips (whose
     /// start, with its modules, costs a short run like `kf prefetch --original` more than its downloads: see
-    /// BENCHMARKS.md). Only a header that keeps every rule its libvips loader checks on the way to the same
-    /// fields gives a size; anything else (another format, a header cut short, an unusual frame type, a field out
+    /// docs/benchmarks-history.md). Only a header that keeps every rule its libvips loader checks on the way to the
+    /// same fields gives a size; anything else (another format, a header cut short, an unusual frame type, a field out
     /// of range) gives `nil`, and the loader decides.
     ///
     /// JPEG and PNG are loaders of libvips' core (`jpegload`, `pngload`), present in every packaged libvips; both

@@ -6,12 +6,12 @@ import Foundation
 /// At 1/8 scale libjpeg turns each 8 x 8 block of a full-resolution component into one pixel from the block's DC
 /// coefficient alone, yet it still Huffman-decodes every AC scan of a progressive file, which is most of its bytes
 /// and most of its decoding time (the 32 progressive wallpaper photos: 1,712 ms of 3,476 ms for all 171, and
-/// 608 ms from these streams; BENCHMARKS.md). The AC scans of full-resolution components (luma; all three of 4:4:4)
-/// are skipped by looking for the marker that ends them, and one empty AC scan per such component (every block an
-/// end-of-band run) is appended so that libjpeg knows those coefficients as exactly zero: without it libjpeg would
-/// take them for missing and "smooth" the blocks from their neighbours, changing the pixels. Subsampled components
-/// keep their AC scans: libjpeg-turbo decodes the chroma of 4:2:0 with a 2 x 2 IDCT instead of upsampling it, and
-/// IJG libjpeg 9 scales each direction on its own, so AC coefficients of subsampled components may be read.
+/// 608 ms from these streams; docs/benchmarks-history.md). The AC scans of full-resolution components (luma; all three
+/// of 4:4:4) are skipped by looking for the marker that ends them, and one empty AC scan per such component (every
+/// block an end-of-band run) is appended so that libjpeg knows those coefficients as exactly zero: without it libjpeg
+/// would take them for missing and "smooth" the blocks from their neighbours, changing the pixels. Subsampled
+/// components keep their AC scans: libjpeg-turbo decodes the chroma of 4:2:0 with a 2 x 2 IDCT instead of upsampling
+/// it, and IJG libjpeg 9 scales each direction on its own, so AC coefficients of subsampled components may be read.
 ///
 /// Only a file that sends every AC coefficient of the skipped components to full precision is rewritten (a file cut
 /// at a scan boundary, or a DC-only preview, is smoothed by libjpeg and decodes from its original bytes), and only

@@ -8,11 +8,11 @@ import NIOFoundationCompat
 /// Copying lets NIO read the next body into the same buffer, whose pages are already in place; keeping the read
 /// buffer instead (no copy) made NIO allocate a fresh 1 MB buffer for every read, and the kernel fault in every
 /// page of it: copying a megabyte costs less than faulting in one (`perf record` of `kf prefetch --original`,
-/// BENCHMARKS.md). A declared length of 1 MB or more gets a memory mapping of its own, returned to the system (or
-/// kept for the next bodies, see ``MappingPool``) when the `Data` is released: glibc would otherwise serve such
-/// buffers from its heap once a few have been freed (its adaptive mmap threshold), where downloads and decodes on
+/// docs/benchmarks-history.md). A declared length of 1 MB or more gets a memory mapping of its own, returned to the
+/// system (or kept for the next bodies, see ``MappingPool``) when the `Data` is released: glibc would otherwise serve
+/// such buffers from its heap once a few have been freed (its adaptive mmap threshold), where downloads and decodes on
 /// many threads fragment it (200 bodies of 5.8 MB decoded 8 at a time: peak RSS 187-205 MB with heap buffers, see
-/// BENCHMARKS.md).
+/// docs/benchmarks-history.md).
 // Not copyable: a copy would share the mapping and could hand it over twice.
 struct CollectedBody: ~Copyable {
     private var joined: Data?

@@ -65,10 +65,10 @@ extension ImageDownloader {
         /// socket (loopback, a fast LAN, a proxy's cache) arrives in one piece, which the downloader hands on without
         /// copying it (loopback, 200 bodies of 578 KB at 8 at a time: 0.52-0.86x curl's throughput with NIO's
         /// adaptive reads of at most 256 KB, where every body came in pieces and was copied; 0.94-1.15x with these;
-        /// see BENCHMARKS.md). Over slower links bodies still arrive in pieces and are copied once, as before. NIO
-        /// reuses the read buffer of each open connection, so an open HTTP/1 connection keeps up to 1 MB (the pages
-        /// its reads filled) until AsyncHTTPClient closes it (idle for 60 s by default). The reads are set through
-        /// `http1_1ConnectionDebugInitializer`; setting your own replaces them. HTTP/2 connections read as NIO
+        /// see docs/benchmarks-history.md). Over slower links bodies still arrive in pieces and are copied once, as
+        /// before. NIO reuses the read buffer of each open connection, so an open HTTP/1 connection keeps up to 1 MB
+        /// (the pages its reads filled) until AsyncHTTPClient closes it (idle for 60 s by default). The reads are set
+        /// through `http1_1ConnectionDebugInitializer`; setting your own replaces them. HTTP/2 connections read as NIO
         /// does by default.
         public static var defaultHTTPClientConfiguration: HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration(

@@ -9,8 +9,8 @@ import KingfisherLocking
 ///
 /// A fresh anonymous mapping costs a page fault and a zeroed page for every 4 KB written into it, and an unmapping
 /// that walks them again: 120 photos of ~1 MB spent about a sixth of the downloader's CPU time there (`perf record`
-/// of `kf prefetch --original`, BENCHMARKS.md). A kept mapping's pages are already in place. A mapping is reused
-/// for a body that needs at least half of it, so no body holds more than twice its size.
+/// of `kf prefetch --original`, docs/benchmarks-history.md). A kept mapping's pages are already in place. A mapping
+/// is reused for a body that needs at least half of it, so no body holds more than twice its size.
 ///
 /// Each owner has its own (a ``DiskStorage/Backend`` for the files it reads): a buffer goes back to the pool it came
 /// from, which lives as long as any of its buffers does.
