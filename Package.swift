@@ -56,6 +56,8 @@ let package = Package(
         .systemLibrary(name: "CFileAttributes"),
         // CRC-32C with the CPU's instruction: the checksum the disk cache keeps beside each file.
         .target(name: "CChecksum"),
+        // A baseline JPEG at 1/8 scale from its DC coefficients, the AC codes skipped (thumbnails of baseline photos).
+        .target(name: "CJPEGEighth", linkerSettings: [.linkedLibrary("m")]),
         // The one lock of the package (a pthread mutex ThreadSanitizer can see), shared by every target.
         .target(name: "KingfisherLocking", swiftSettings: strictSettings),
         .target(
@@ -65,6 +67,7 @@ let package = Package(
                 "CVips",
                 "CFileAttributes",
                 "CChecksum",
+                "CJPEGEighth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -207,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "KingfisherTests",
             dependencies: [
-                "KingfisherLocking", "CChecksum", "CFileAttributes",
+                "KingfisherLocking", "CChecksum", "CFileAttributes", "CJPEGEighth",
                 "Kingfisher", "CVips", "KingfisherTestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

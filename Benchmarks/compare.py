@@ -21,6 +21,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 COPIES = 5  # 24 photos x 5 = 120 jobs, each under its own name (a distinct file, URL and cache key)
 
 
+def gnome_webp_photos():
+    """GNOME's wallpapers (Debian's gnome-backgrounds): 14 WebP images of 4096 x 4096 and 2 of 256 x 256."""
+    root = "/usr/share/backgrounds/gnome"
+    return sorted(os.path.join(root, name) for name in os.listdir(root) if name.endswith(".webp")) \
+        if os.path.isdir(root) else []
+
+
 def corpus_photos():
     photos = []
     for root, _, files in os.walk("/usr/share/wallpapers"):
@@ -143,18 +150,21 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="run only the entries whose name contains this text")
     parser.add_argument("--workloads", default="abc", help="run only these workloads, e.g. c")
+    parser.add_argument("--corpus", default="wallpapers", choices=["wallpapers", "gnome-webp"],
+                        help="Debian's KDE wallpaper JPEGs (24), or GNOME's WebP wallpapers (16; workload a only)")
     args = parser.parse_args()
 
-    photos = corpus_photos()
+    photos = corpus_photos() if args.corpus == "wallpapers" else gnome_webp_photos()
     if not photos:
-        sys.exit("no photos in /usr/share/wallpapers (apt-get install plasma-workspace-wallpapers)")
+        sys.exit("no photos (apt-get install plasma-workspace-wallpapers, or gnome-backgrounds for gnome-webp)")
+    extension = os.path.splitext(photos[0])[1]
     work = tempfile.mkdtemp(prefix="kf-compare-")
     os.chmod(work, 0o755)  # nginx's workers run as another user
     corpus = fresh(os.path.join(work, "corpus"))
     names = []
     for copy in range(COPIES):
         for index, photo in enumerate(photos):
-            name = f"{copy}-{index:02d}.jpg"
+            name = f"{copy}-{index:02d}{extension}"
             os.symlink(photo, os.path.join(corpus, name))
             names.append(name)
     files = [os.path.join(corpus, name) for name in names]
@@ -196,6 +206,8 @@ def main():
                                                  "--cache-dir", fresh(cache)]),
         ("c", "curl --parallel --parallel-max 8", lambda: curl_to(fresh(os.path.join(work, "dl")))),
     ]
+    if args.corpus != "wallpapers":
+        entries = [entry for entry in entries if entry[0] == "a"]  # nginx serves JPEG types only
     entries = [entry for entry in entries if entry[0] in args.workloads]
     if args.only:
         entries = [entry for entry in entries if args.only in entry[1]]

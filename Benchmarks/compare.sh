@@ -3,6 +3,9 @@
 # aiohttp + Pillow and curl + vipsthumbnail, interleaved in one session. Prints a markdown table.
 #
 #   Benchmarks/compare.sh [rounds] [--only TEXT]   # rounds defaults to 3; run from anywhere
+#   Benchmarks/compare.sh 3 --corpus gnome-webp    # workload (a) on GNOME's 16 WebP wallpapers x 5 (80 jobs;
+#                                                  # apt: gnome-backgrounds)
+#   KF_BINARY=/path/to/kf Benchmarks/compare.sh    # that kf instead of building this checkout's (an A/B)
 #
 # Workloads:
 #   (a) 256x256 JPEG Q80 thumbnails from local files
@@ -22,6 +25,7 @@ need=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v vipsthumbnail >/dev/null || need+=(libvips-tools)
 command -v curl >/dev/null || need+=(curl)
+case " $* " in *" gnome-webp "*|*"=gnome-webp "*) [ -d /usr/share/backgrounds/gnome ] || need+=(gnome-backgrounds) ;; esac
 if [ ${#need[@]} -gt 0 ]; then
     echo "== installing ${need[*]}"
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -39,9 +43,13 @@ if ! "$PY" -c "import PIL, aiohttp" 2>/dev/null; then
     PY="$VENV/bin/python"
 fi
 
-echo "== building kf (release)"
-(cd "$ROOT" && scripts/bootstrap >/dev/null && swift build -c release --product kf 2>&1 | grep -E "error|Compiling kf|Build" | tail -2)
-KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
+if [ -n "${KF_BINARY:-}" ]; then  # another build's kf, e.g. for an A/B
+    KF="$KF_BINARY"
+else
+    echo "== building kf (release)"
+    (cd "$ROOT" && scripts/bootstrap >/dev/null && swift build -c release --product kf 2>&1 | grep -E "error|Compiling kf|Build" | tail -2)
+    KF="$(cd "$ROOT" && swift build -c release --show-bin-path)/kf"
+fi
 [ -x "$KF" ] || { echo "kf build failed"; exit 1; }
 
 exec "$PY" "$ROOT/Benchmarks/compare.py" --kf "$KF" --python "$PY" --rounds "$ROUNDS" "$@"

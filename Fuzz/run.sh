@@ -22,8 +22,11 @@ build=$root/.build-fuzz
 findings=${FUZZ_FINDINGS:-$build/findings}
 image=$root/Sources/Kingfisher/Image
 
-# Target name -> the library files it compiles (besides Fuzz/Targets/NAME.swift).
+# Target name -> the library files it compiles (besides Fuzz/Targets/NAME.swift, or NAME.c for a C target, which
+# clang builds with the same sanitizers).
+clang=${CLANG:-$(dirname "$swiftc")/clang}
 declare -A sources=(
+    [JPEGEighthFuzzer]="$root/Sources/CJPEGEighth/jpeg_eighth.c"
     [ProgressiveJPEGDCStreamFuzzer]="$image/ProgressiveJPEGDCStream.swift $image/JPEGFrameHeader.swift"
     [JPEGFrameHeaderFuzzer]="$image/JPEGFrameHeader.swift"
     [BMPHeaderFuzzer]="$image/BMPHeader.swift"
@@ -33,13 +36,29 @@ declare -A sources=(
     [ImageDataEndFuzzer]="$image/ImageDataEnd.swift $image/ImageFormat.swift $image/BMPHeader.swift
         $root/Sources/Kingfisher/General/Kingfisher.swift"
 )
-order=(ProgressiveJPEGDCStreamFuzzer JPEGFrameHeaderFuzzer BMPHeaderFuzzer ImageHeaderSizeFuzzer ImageFormatFuzzer
+order=(JPEGEighthFuzzer ProgressiveJPEGDCStreamFuzzer JPEGFrameHeaderFuzzer BMPHeaderFuzzer ImageHeaderSizeFuzzer ImageFormatFuzzer
     ImageDataEndFuzzer)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${order[@]}")
 for target in "${targets[@]}"; do
     [ -n "${sources[$target]:-}" ] || { echo "unknown target $target (known: ${order[*]})" >&2; exit 2; }
 done
+
+# Builds TARGET into BINARY: a C target with clang, a Swift one with swiftc, both with libFuzzer and AddressSanitizer.
+build_target() {
+    local target=$1 binary=$2
+    # shellcheck disable=SC2086  # the source lists split on whitespace
+    if [ -f "$root/Fuzz/Targets/$target.c" ]; then
+        nice -n 19 "$clang" "${FUZZ_OPT:--O0}" -g -fsanitize=fuzzer,address -I"$root/Sources/CJPEGEighth/include" \
+            ${sources[$target]} "$root/Fuzz/Targets/$target.c" -lm -o "$binary"
+    else
+        nice -n 19 "$swiftc" -swift-version 6 "${FUZZ_OPT:--Onone}" -g -parse-as-library \
+            -sanitize=fuzzer,address -use-ld=lld \
+            -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
+            -enable-upcoming-feature MemberImportVisibility -module-name "$target" \
+            ${sources[$target]} "$root/Fuzz/Targets/$target.swift" -o "$binary"
+    fi
+}
 
 mkdir -p "$build/logs" "$build/corpus"
 summary=$(mktemp)
@@ -52,12 +71,7 @@ status=0
 for target in "${targets[@]}"; do
     binary=$build/$target
     echo "== $target: building" >&2
-    # shellcheck disable=SC2086  # the source lists split on whitespace
-    if ! nice -n 19 "$swiftc" -swift-version 6 "${FUZZ_OPT:--Onone}" -g -parse-as-library \
-        -sanitize=fuzzer,address -use-ld=lld \
-        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
-        -enable-upcoming-feature MemberImportVisibility -module-name "$target" \
-        ${sources[$target]} "$root/Fuzz/Targets/$target.swift" -o "$binary" >"$build/logs/$target.build.log" 2>&1
+    if ! build_target "$target" "$binary" >"$build/logs/$target.build.log" 2>&1
     then
         cat "$build/logs/$target.build.log" >&2
         echo "| $target | build failed | | | | | | |" >>"$summary"

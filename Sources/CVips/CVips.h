@@ -105,6 +105,10 @@ static inline void cvips_set_int_array(VipsImage *image, const char *name, const
 static inline int cvips_get_blob(VipsImage *image, const char *name, const void **data, size_t *length) {
     return vips_image_get_blob(image, name, data, length);
 }
+/// Sets a blob field to a copy of `length` bytes at `data`.
+static inline void cvips_set_blob_copy(VipsImage *image, const char *name, const void *data, size_t length) {
+    vips_image_set_blob_copy(image, name, data, length);
+}
 static inline void cvips_remove_field(VipsImage *image, const char *name) { vips_image_remove(image, name); }
 
 // MARK: - Loading

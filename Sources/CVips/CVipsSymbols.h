@@ -117,6 +117,7 @@ void vips_vector_set_enabled(gboolean enabled);
 #define vips_image_pipelinev(...) CVIPS_CALL(vips_image_pipelinev)(__VA_ARGS__)
 #define vips_image_remove(...) CVIPS_CALL(vips_image_remove)(__VA_ARGS__)
 #define vips_image_set_array_int(...) CVIPS_CALL(vips_image_set_array_int)(__VA_ARGS__)
+#define vips_image_set_blob_copy(...) CVIPS_CALL(vips_image_set_blob_copy)(__VA_ARGS__)
 #define vips_image_set_double(...) CVIPS_CALL(vips_image_set_double)(__VA_ARGS__)
 #define vips_image_set_int(...) CVIPS_CALL(vips_image_set_int)(__VA_ARGS__)
 #define vips_image_write_prepare(...) CVIPS_CALL(vips_image_write_prepare)(__VA_ARGS__)

@@ -59,19 +59,12 @@ struct ProgressiveJPEGDCStreamTests {
         #expect(differing == 0, "\(layout.name): \(differing) of \(expected.count) samples differ")
     }
 
-    /// Debian's wallpaper photos (the benchmarks' corpus; plasma-workspace-wallpapers), where installed.
-    static let wallpapers: [URL] = {
-        let root = URL(fileURLWithPath: "/usr/share/wallpapers")
-        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects ?? []
-        return files.compactMap { $0 as? URL }.filter { $0.pathExtension == "jpg" }
-    }()
-
     @Test(
         "every progressive wallpaper photo decodes at 1/8 from its DC stream to the whole file's pixels",
-        .enabled(if: !wallpapers.isEmpty, "plasma-workspace-wallpapers is not installed"))
+        .enabled(if: !Fixtures.wallpapers.isEmpty, "plasma-workspace-wallpapers is not installed"))
     func wallpaperPhotos() throws {
         var progressive = 0
-        for url in Self.wallpapers {
+        for url in Fixtures.wallpapers {
             let data = try Data(contentsOf: url)
             guard JPEGFrameHeader(data)?.isProgressive == true else { continue }
             progressive += 1

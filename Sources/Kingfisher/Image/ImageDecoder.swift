@@ -89,7 +89,8 @@ package enum ImageDecoder {
     /// it (libvips' own thumbnail leaves at least a factor of 2 to the reduce: a 2560-pixel photo then decoded at
     /// 640 instead of 320 pixels, for ~5% more time per image on the wallpaper photos). A progressive JPEG at 1/8
     /// decodes without the AC scans it does not read (``ProgressiveJPEGDCStream``: the same pixels; the 32
-    /// progressive wallpaper photos in 608 ms instead of 1,712 ms). Other formats go through libvips' thumbnail,
+    /// progressive wallpaper photos in 608 ms instead of 1,712 ms); a baseline one from its DC coefficients, its AC
+    /// codes skipped (``BaselineJPEGEighthScale``). Other formats go through libvips' thumbnail,
     /// which shrinks WebP on load and uses a HEIF's embedded thumbnail when it is large enough.
     private static func shrunkOnLoad(
         _ bytes: UnsafeRawBufferPointer, of data: Data, format: ImageFormat, header: VipsImageHandle, side: Int32,
@@ -108,6 +109,9 @@ package enum ImageDecoder {
                     }
                 }
                 return try result.get()
+            }
+            if shrink == 8, let eighth = BaselineJPEGEighthScale.image(bytes, header: header) {
+                return try finish(eighth.apply("thumbnail") { cvips_thumbnail_image($0, $1, side, side) })
             }
             return try finish(fittedJPEG(bytes, shrink: shrink, sequential: sequential, side: side))
         }

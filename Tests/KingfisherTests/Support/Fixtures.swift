@@ -5,6 +5,13 @@ import Kingfisher
 /// Test images made on the spot, with our public API where it can, and with libvips directly for files our
 /// encoder deliberately never writes (CMYK, 16-bit, EXIF orientation, grey, palette).
 enum Fixtures {
+    /// Debian's wallpaper photos (the benchmarks' corpus; plasma-workspace-wallpapers), where installed.
+    static let wallpapers: [URL] = {
+        let root = URL(fileURLWithPath: "/usr/share/wallpapers")
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects ?? []
+        return files.compactMap { $0 as? URL }.filter { $0.pathExtension == "jpg" }
+    }()
+
     /// RGBA8 pixels of a smooth gradient: red grows to the right, green downwards, blue fixed, alpha as given.
     static func gradientPixels(width: Int, height: Int, alpha: UInt8 = 255) -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)

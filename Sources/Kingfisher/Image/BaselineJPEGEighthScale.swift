@@ -1,0 +1,51 @@
+import CJPEGEighth
+import CVips
+import Foundation
+
+/// A baseline JPEG decoded at 1/8 scale by `kf_jpeg_eighth_decode` (the CJPEGEighth target): one pixel per 8 x 8
+/// block from its DC coefficient, and the 2 x 2 quarters of 4:2:0 chroma as libjpeg computes them, with the AC codes
+/// of the other blocks skipped by their lengths where libjpeg decodes every one of them only to drop it. The pixels
+/// are libjpeg's within 2 levels (its own fixed-point rounding; BENCHMARKS.md), in about two thirds of the time.
+///
+/// Only files that decoder takes for certain (8-bit Huffman baseline, one scan, grey or YCbCr) decode here; for any
+/// other, and for any file it doubts, `image` returns `nil` and libjpeg decodes it, reporting what is wrong.
+enum BaselineJPEGEighthScale {
+    /// The 1/8-scale image of `bytes`, carrying the orientation and ICC profile of `header` (the file's lazily opened
+    /// full-size image), or `nil` when libjpeg should decode the file.
+    static func image(_ bytes: UnsafeRawBufferPointer, header: VipsImageHandle) -> VipsImageHandle? {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var bands: Int32 = 0
+        let status = kf_jpeg_eighth_decode(base, bytes.count, 0, &pixels, &width, &height, &bands)
+        guard status == KF_JPEG_EIGHTH_OK, let pixels else { return nil }
+        defer { free(pixels) }
+        let size = Int(width) * Int(height) * Int(bands)
+        guard
+            let copied = cvips_new_from_memory_copy(
+                pixels, size, width, height, bands, Int32(VIPS_FORMAT_UCHAR.rawValue))
+        else {
+            _ = VipsRuntime.takeError("new_from_memory_copy")
+            return nil
+        }
+        let interpretation = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        guard
+            let image = try? VipsImageHandle(owning: copied).apply(
+                "copy",
+                { input, output in
+                    cvips_copy_as(input, output, Int32(interpretation.rawValue))
+                })
+        else { return nil }
+        // What the steps after the decode read from the loader's image: the turn to upright, the colour profile.
+        if let orientation = header.int("orientation") { image.setInt("orientation", orientation) }
+        var profile: UnsafeRawPointer?
+        var profileLength = 0
+        if header.hasField("icc-profile-data"),
+            cvips_get_blob(header.pointer, "icc-profile-data", &profile, &profileLength) == 0, let profile
+        {
+            cvips_set_blob_copy(image.pointer, "icc-profile-data", profile, profileLength)
+        }
+        return image
+    }
+}
