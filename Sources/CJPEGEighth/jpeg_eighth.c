@@ -1,4 +1,9 @@
-// A baseline JPEG at 1/8 scale from its DC coefficients (see include/CJPEGEighth.h).
+// A JPEG at 1/8 scale from its DC coefficients (see include/CJPEGEighth.h).
+//
+// Baseline files: one scan, every block's AC codes skipped (or, for 4:2:0 chroma, decoded). Progressive files whose
+// components all need only their DC at 1/8 (no 4:2:0 chroma): the DC scans are decoded, first and refinements, and
+// the AC scans are passed over to their next marker without reading a code (libjpeg reads them all, into a
+// coefficient buffer of the whole image it zeroes first: 44 MB for a 5120 x 2880 photo).
 //
 // The entropy-coded data is first copied without its stuffed zero bytes, one segment per restart interval, so that
 // the bit reader can take 64 bits at any position with one load. An AC code is then skipped with one table lookup:
@@ -55,14 +60,30 @@ typedef struct {
     // Blocks across and down in the scan's MCUs (padded to whole MCUs), and one sample per block.
     int blocks_wide, blocks_high;
     uint8_t *samples;
+    // Progressive files: each block's DC coefficient as the scans so far sent it, and the bit the last DC scan
+    // stopped at (-1: no DC scan yet).
+    int32_t *dc;
+    int dc_bits;
+    // Progressive files: the bit each AC coefficient's last scan stopped at (-1: not sent yet). At 1/8 only the DC
+    // is read, but libjpeg smooths the blocks of a file that never sends some AC coefficients to full precision
+    // (a preview, a file cut at a scan boundary), DC included: such a file is left to libjpeg.
+    int8_t ac_bits[64];
 } Component;
+
+// One scan's header: its components (indices into the frame's), their DC tables, spectral selection and successive
+// approximation.
+typedef struct {
+    int count;
+    int components[4];
+    int start, end, high, low;
+} Scan;
 
 typedef struct {
     HuffmanTable dc[4], ac[4];
     int quant_defined[4];
     // In zig-zag order, as the coefficients come.
     int32_t quant[4][64];
-    int width, height, precision, frame_seen, baseline;
+    int width, height, precision, frame_seen, progressive, scans_started;
     int component_count;
     Component components[4];
     int restart_interval;
@@ -302,25 +323,27 @@ static inline uint8_t clamp_sample(int32_t value) {
     return value < 0 ? 0 : value > 255 ? 255 : (uint8_t)value;
 }
 
-// Parses the markers up to the first scan; returns a pointer to its entropy-coded data, or NULL.
-static const uint8_t *read_headers(Decoder *d, const uint8_t *data, size_t length) {
-    if (length < 4 || data[0] != 0xFF || data[1] != 0xD8) return NULL;
-    const uint8_t *p = data + 2, *end = data + length;
-    d->adobe_transform = -1;
+// Reads the segments from `p` (a marker) up to the next scan or the end of the image; returns a pointer to that
+// marker, or NULL on a segment this decoder does not take or doubts.
+static const uint8_t *read_segments(Decoder *d, const uint8_t *p, const uint8_t *end) {
     for (;;) {
-        if (end - p < 4 || p[0] != 0xFF) return NULL;
+        if (end - p < 2 || p[0] != 0xFF) return NULL;
         while (end - p >= 2 && p[1] == 0xFF) p++; // fill bytes before a marker
-        if (end - p < 4) return NULL;
+        if (end - p < 2) return NULL;
         int marker = p[1];
+        if (marker == 0xDA || marker == 0xD9) return d->frame_seen ? p : NULL;
+        if (end - p < 4) return NULL;
         int segment = read16(p + 2);
         if (segment < 2 || end - p < 2 + segment) return NULL;
         const uint8_t *body = p + 4;
         int body_length = segment - 2;
         switch (marker) {
         case 0xC0:
-        case 0xC1: { // baseline, extended sequential (Huffman)
+        case 0xC1:   // baseline, extended sequential (Huffman)
+        case 0xC2: { // progressive (Huffman)
             if (d->frame_seen || body_length < 6) return NULL;
             d->frame_seen = 1;
+            d->progressive = marker == 0xC2;
             d->precision = body[0];
             d->height = read16(body + 1);
             d->width = read16(body + 3);
@@ -357,7 +380,9 @@ static const uint8_t *read_headers(Decoder *d, const uint8_t *data, size_t lengt
             }
             break;
         }
-        case 0xDB: { // quantisation tables: only each one's DC entry matters here
+        case 0xDB: { // quantisation tables
+            // libjpeg keeps a component's table from its first scan on: a table changed later is refused here.
+            if (d->scans_started) return NULL;
             const uint8_t *q = body, *stop = body + body_length;
             while (q < stop) {
                 int wide = q[0] >> 4, id = q[0] & 15;
@@ -379,32 +404,10 @@ static const uint8_t *read_headers(Decoder *d, const uint8_t *data, size_t lengt
         case 0xEE: // Adobe: its transform flag says whether three components are YCbCr
             if (body_length >= 12 && memcmp(body, "Adobe", 5) == 0) d->adobe_transform = body[11];
             break;
-        case 0xDA: { // the scan
-            if (!d->frame_seen || body_length < 1) return NULL;
-            int count = body[0];
-            if (count != d->component_count || body_length != 4 + 2 * count) return NULL;
-            for (int i = 0; i < count; i++) {
-                int id = body[1 + 2 * i], tables = body[2 + 2 * i];
-                Component *component = NULL;
-                for (int c = 0; c < d->component_count; c++) {
-                    if (d->components[c].id == id && !d->components[c].in_scan) component = &d->components[c];
-                }
-                if (!component) return NULL;
-                component->in_scan = 1;
-                component->dc_table = tables >> 4;
-                component->ac_table = tables & 15;
-                if (component->dc_table > 3 || component->ac_table > 3) return NULL;
-                if (!d->dc[component->dc_table].defined || !d->ac[component->ac_table].defined) return NULL;
-                if (!d->quant_defined[component->quant_table]) return NULL;
-            }
-            const uint8_t *spectral = body + 1 + 2 * count;
-            if (spectral[0] != 0 || spectral[1] != 63 || spectral[2] != 0) return NULL;
-            return body + body_length;
-        }
         default:
-            // Any other frame type (progressive, lossless, arithmetic, hierarchical) or a marker without a length.
-            if ((marker >= 0xC2 && marker <= 0xCF) || marker == 0xD8 || marker == 0xD9 ||
-                (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) {
+            // Any other frame type (lossless, arithmetic, hierarchical) or a marker without a length.
+            if ((marker >= 0xC3 && marker <= 0xCF) || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) ||
+                marker == 0x01) {
                 return NULL;
             }
             break;
@@ -413,10 +416,83 @@ static const uint8_t *read_headers(Decoder *d, const uint8_t *data, size_t lengt
     }
 }
 
+// Reads the scan header at `p` (its SOS marker) into `scan`, checking it as libjpeg does before it reads the scan
+// (an error there fails libjpeg's whole decode); returns a pointer to the scan's entropy-coded data, or NULL.
+static const uint8_t *read_scan_header(Decoder *d, const uint8_t *p, const uint8_t *end, Scan *scan) {
+    if (end - p < 4) return NULL;
+    int segment = read16(p + 2);
+    if (segment < 3 || end - p < 2 + segment) return NULL;
+    const uint8_t *body = p + 4;
+    int count = body[0];
+    if (count < 1 || count > d->component_count || segment != 6 + 2 * count) return NULL;
+    memset(scan, 0, sizeof(*scan));
+    scan->count = count;
+    for (int i = 0; i < count; i++) {
+        int id = body[1 + 2 * i], tables = body[2 + 2 * i];
+        int found = -1;
+        for (int c = 0; c < d->component_count; c++) {
+            if (d->components[c].id == id) found = c;
+        }
+        for (int other = 0; other < i; other++) {
+            if (scan->components[other] == found) found = -1;
+        }
+        if (found < 0) return NULL;
+        Component *component = &d->components[found];
+        scan->components[i] = found;
+        component->dc_table = tables >> 4;
+        component->ac_table = tables & 15;
+        if (component->dc_table > 3 || component->ac_table > 3) return NULL;
+        if (!d->quant_defined[component->quant_table]) return NULL;
+    }
+    const uint8_t *selection = body + 1 + 2 * count;
+    scan->start = selection[0];
+    scan->end = selection[1];
+    scan->high = selection[2] >> 4;
+    scan->low = selection[2] & 15;
+    for (int i = 0; i < count; i++) {
+        const Component *component = &d->components[scan->components[i]];
+        int needs_dc = scan->start == 0 && scan->high == 0, needs_ac = scan->start > 0 || !d->progressive;
+        if (needs_dc && !d->dc[component->dc_table].defined) return NULL;
+        if (needs_ac && !d->ac[component->ac_table].defined) return NULL;
+    }
+    if (!d->progressive) {
+        if (count != d->component_count || scan->start != 0 || scan->end != 63 || scan->high || scan->low) {
+            return NULL;
+        }
+    } else {
+        // libjpeg's "bad progression" errors.
+        int dc = scan->start == 0;
+        if (dc ? scan->end != 0 : (scan->end < scan->start || scan->end > 63 || count != 1)) return NULL;
+        if ((scan->high && scan->low != scan->high - 1) || scan->low > 13) return NULL;
+    }
+    d->scans_started = 1;
+    return body + segment - 2;
+}
+
+// The marker that ends the entropy-coded data from `p` (stuffed bytes and restart markers are part of it), or NULL
+// when the data runs out first.
+static const uint8_t *skip_entropy_data(const uint8_t *p, const uint8_t *end) {
+    for (;;) {
+        const uint8_t *mark = memchr(p, 0xFF, (size_t)(end - p));
+        if (!mark || end - mark < 2) return NULL;
+        int code = mark[1];
+        if (code == 0x00 || (code >= 0xD0 && code <= 0xD7)) {
+            p = mark + 2;
+            continue;
+        }
+        if (code == 0xFF) {
+            p = mark + 1;
+            continue;
+        }
+        return mark;
+    }
+}
+
 // Copies the entropy-coded data without stuffed bytes; each restart interval starts a segment at a byte boundary.
 // Returns the buffer (padded with zero bytes) and fills the segments' ends, or NULL on a marker out of place or
 // data cut short.
-static uint8_t *unstuff(const uint8_t *p, const uint8_t *end, size_t expected_segments, size_t *segment_ends) {
+static uint8_t *unstuff(const uint8_t *p, const uint8_t *end, size_t expected_segments, size_t *segment_ends,
+                        const uint8_t **marker) {
     size_t capacity = (size_t)(end - p) + PADDING_BYTES;
     uint8_t *buffer = malloc(capacity);
     if (!buffer) return NULL;
@@ -444,6 +520,7 @@ static uint8_t *unstuff(const uint8_t *p, const uint8_t *end, size_t expected_se
         // Any other marker ends the scan: it must end the last segment.
         if (segment + 1 != expected_segments) break;
         segment_ends[segment] = out;
+        *marker = p - 2;
         memset(buffer + out, 0, PADDING_BYTES);
         return buffer;
     }
@@ -508,6 +585,58 @@ static int decode_scan(Decoder *d, const uint8_t *buffer, const size_t *segment_
     return segment + 1 == (size_t)(d->restart_interval ? (mcus + d->restart_interval - 1) / d->restart_interval : 1);
 }
 
+// Decodes one DC scan of a progressive file into its components' DC coefficients: the first (`high` 0: a difference
+// from the previous block's, point-transformed by `low` bits) or a refinement (one more bit of each). One component:
+// its blocks in raster order; several: whole MCUs. 0 if the data is not what the headers say.
+static int decode_dc_scan(Decoder *d, const Scan *scan, const uint8_t *buffer, const size_t *segment_ends,
+                          size_t segments, int mcus_wide, int mcus_high, int max_h, int max_v) {
+    int32_t predictions[4] = {0, 0, 0, 0};
+    uint64_t bit = 0;
+    size_t segment = 0;
+    int units_wide = mcus_wide, units_high = mcus_high;
+    if (scan->count == 1) {
+        const Component *component = &d->components[scan->components[0]];
+        int width = (d->width * component->h + max_h - 1) / max_h;
+        int height = (d->height * component->v + max_v - 1) / max_v;
+        units_wide = (width + 7) / 8;
+        units_high = (height + 7) / 8;
+    }
+    long units = (long)units_wide * units_high, left_in_interval = d->restart_interval;
+    for (long unit = 0; unit < units; unit++) {
+        if (d->restart_interval && left_in_interval == 0) {
+            if (bit > (uint64_t)segment_ends[segment] * 8) return 0;
+            bit = (uint64_t)segment_ends[segment] * 8;
+            segment++;
+            left_in_interval = d->restart_interval;
+            memset(predictions, 0, sizeof(predictions));
+        }
+        left_in_interval--;
+        int unit_x = (int)(unit % units_wide), unit_y = (int)(unit / units_wide);
+        for (int i = 0; i < scan->count; i++) {
+            Component *component = &d->components[scan->components[i]];
+            int blocks_h = scan->count == 1 ? 1 : component->h, blocks_v = scan->count == 1 ? 1 : component->v;
+            for (int by = 0; by < blocks_v; by++) {
+                for (int bx = 0; bx < blocks_h; bx++) {
+                    size_t x = (size_t)unit_x * blocks_h + bx, y = (size_t)unit_y * blocks_v + by;
+                    int32_t *coefficient = &component->dc[y * component->blocks_wide + x];
+                    if (scan->high == 0) {
+                        int32_t difference;
+                        if (!read_dc(&d->dc[component->dc_table], buffer, &bit, &difference)) return 0;
+                        predictions[i] += difference;
+                        if (predictions[i] < -32768 || predictions[i] > 32767) return 0;
+                        *coefficient = predictions[i] * (1 << scan->low);
+                    } else {
+                        if (peek64(buffer, bit) >> 63) *coefficient |= 1 << scan->low;
+                        bit++;
+                    }
+                }
+            }
+        }
+        if (bit > (uint64_t)segment_ends[segment] * 8) return 0;
+    }
+    return segment + 1 == segments;
+}
+
 // A component's samples at the output's size, each repeated `factor_h` times across and `factor_v` times down (at
 // 1/8 scale libjpeg upsamples without its triangle filter).
 static uint8_t *upsample(const Component *component, int factor_h, int factor_v, int out_width, int out_height) {
@@ -528,15 +657,106 @@ static uint8_t *upsample(const Component *component, int factor_h, int factor_v,
     return plane;
 }
 
+// Fills each component's samples from a baseline file's one scan at `p` (its SOS marker); 0 if it cannot.
+static int decode_baseline(Decoder *d, const uint8_t *p, const uint8_t *end, int mcus_wide, int mcus_high) {
+    Scan scan;
+    const uint8_t *data = read_scan_header(d, p, end, &scan);
+    if (!data) return 0;
+    long mcus = (long)mcus_wide * mcus_high;
+    size_t segments = d->restart_interval ? (size_t)((mcus + d->restart_interval - 1) / d->restart_interval) : 1;
+    size_t *segment_ends = malloc(segments * sizeof(size_t));
+    const uint8_t *marker = NULL;
+    uint8_t *buffer = segment_ends ? unstuff(data, end, segments, segment_ends, &marker) : NULL;
+    int decoded = buffer && decode_scan(d, buffer, segment_ends, mcus_wide, mcus_high);
+    free(buffer);
+    free(segment_ends);
+    return decoded;
+}
+
+// Fills each component's samples from a progressive file's scans, from the first at `p` to the end of the image:
+// the DC scans decoded, the AC scans passed over; 0 if it cannot.
+static int decode_progressive(Decoder *d, const uint8_t *p, const uint8_t *end, int mcus_wide, int mcus_high,
+                              int max_h, int max_v) {
+    for (int c = 0; c < d->component_count; c++) {
+        Component *component = &d->components[c];
+        component->dc = calloc((size_t)component->blocks_wide * component->blocks_high, sizeof(int32_t));
+        if (!component->dc) return 0;
+        component->dc_bits = -1;
+        memset(component->ac_bits, -1, sizeof(component->ac_bits));
+    }
+    while (p[1] != 0xD9) {
+        if (p[1] != 0xDA) {
+            p = read_segments(d, p, end);
+            if (!p) return 0;
+            continue;
+        }
+        Scan scan;
+        const uint8_t *data = read_scan_header(d, p, end, &scan);
+        if (!data) return 0;
+        if (scan.start > 0) {
+            // The one component's coefficients Ss..Se: a first scan of each, or its next bit down.
+            Component *component = &d->components[scan.components[0]];
+            for (int k = scan.start; k <= scan.end; k++) {
+                if (component->ac_bits[k] != (scan.high == 0 ? -1 : scan.high)) return 0;
+                component->ac_bits[k] = (int8_t)scan.low;
+            }
+            p = skip_entropy_data(data, end);
+            if (!p) return 0;
+            continue;
+        }
+        // A first DC scan comes once per component; each refinement takes the next bit down.
+        for (int i = 0; i < scan.count; i++) {
+            const Component *component = &d->components[scan.components[i]];
+            if (scan.high == 0 ? component->dc_bits != -1 : component->dc_bits != scan.high) return 0;
+        }
+        long units;
+        if (scan.count == 1) {
+            const Component *component = &d->components[scan.components[0]];
+            long width = ((long)d->width * component->h + max_h - 1) / max_h;
+            long height = ((long)d->height * component->v + max_v - 1) / max_v;
+            units = ((width + 7) / 8) * ((height + 7) / 8);
+        } else {
+            units = (long)mcus_wide * mcus_high;
+        }
+        size_t segments = d->restart_interval ? (size_t)((units + d->restart_interval - 1) / d->restart_interval) : 1;
+        size_t *segment_ends = malloc(segments * sizeof(size_t));
+        const uint8_t *marker = NULL;
+        uint8_t *buffer = segment_ends ? unstuff(data, end, segments, segment_ends, &marker) : NULL;
+        int decoded =
+            buffer && decode_dc_scan(d, &scan, buffer, segment_ends, segments, mcus_wide, mcus_high, max_h, max_v);
+        free(buffer);
+        free(segment_ends);
+        if (!decoded) return 0;
+        for (int i = 0; i < scan.count; i++) d->components[scan.components[i]].dc_bits = scan.low;
+        p = marker;
+    }
+    for (int c = 0; c < d->component_count; c++) {
+        Component *component = &d->components[c];
+        if (component->dc_bits != 0) return 0;
+        for (int k = 1; k < 64; k++) {
+            if (component->ac_bits[k] != 0) return 0;
+        }
+        int32_t quant = d->quant[component->quant_table][0];
+        size_t count = (size_t)component->blocks_wide * component->blocks_high;
+        for (size_t i = 0; i < count; i++) {
+            // libjpeg's 1 x 1 inverse DCT, as for a baseline block.
+            int64_t value = (((int64_t)component->dc[i] * quant + 4) >> 3) + 128;
+            component->samples[i] = value < 0 ? 0 : value > 255 ? 255 : (uint8_t)value;
+        }
+    }
+    return 1;
+}
+
 int kf_jpeg_eighth_decode(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t **out_pixels,
                           int *out_width, int *out_height, int *out_bands) {
     Decoder *d = calloc(1, sizeof(Decoder));
     if (!d) return KF_JPEG_EIGHTH_TOO_LARGE;
+    d->adobe_transform = -1;
     int status = KF_JPEG_EIGHTH_UNSUPPORTED;
-    uint8_t *buffer = NULL, *planes[3] = {NULL, NULL, NULL}, *pixels = NULL;
-    size_t *segment_ends = NULL;
-    const uint8_t *scan = read_headers(d, data, length);
-    if (!scan) goto done;
+    uint8_t *planes[3] = {NULL, NULL, NULL}, *pixels = NULL;
+    const uint8_t *end = data + length;
+    const uint8_t *scan = length >= 4 && data[0] == 0xFF && data[1] == 0xD8 ? read_segments(d, data + 2, end) : NULL;
+    if (!scan || scan[1] != 0xDA) goto done;
     if (d->component_count == 3) {
         // Three components are YCbCr unless an Adobe segment says otherwise or their ids spell R, G, B.
         if (d->adobe_transform == 0) goto done;
@@ -556,7 +776,8 @@ int kf_jpeg_eighth_decode(const uint8_t *data, size_t length, uint64_t max_pixel
                max_v % (component->v * component->samples_per_block * 2) == 0) {
             component->samples_per_block *= 2;
         }
-        if (component->samples_per_block > 2) goto done;
+        // A progressive file's 4:2:0 chroma would need its AC scans.
+        if (component->samples_per_block > (d->progressive ? 1 : 2)) goto done;
         if (component->samples_per_block == 2) {
             make_quarter_weights(d->quarter_weights[component->quant_table], d->quant[component->quant_table]);
         }
@@ -592,13 +813,9 @@ int kf_jpeg_eighth_decode(const uint8_t *data, size_t length, uint64_t max_pixel
             goto done;
         }
     }
-    long mcus = (long)mcus_wide * mcus_high;
-    size_t segments = d->restart_interval ? (size_t)((mcus + d->restart_interval - 1) / d->restart_interval) : 1;
-    segment_ends = malloc(segments * sizeof(size_t));
-    if (!segment_ends) goto done;
-    buffer = unstuff(scan, data + length, segments, segment_ends);
-    if (!buffer) goto done;
-    if (!decode_scan(d, buffer, segment_ends, mcus_wide, mcus_high)) goto done;
+    int decoded = d->progressive ? decode_progressive(d, scan, end, mcus_wide, mcus_high, max_h, max_v)
+                                 : decode_baseline(d, scan, end, mcus_wide, mcus_high);
+    if (!decoded) goto done;
 
     int bands = d->component_count;
     pixels = malloc((size_t)out_w * out_h * bands);
@@ -635,11 +852,12 @@ int kf_jpeg_eighth_decode(const uint8_t *data, size_t length, uint64_t max_pixel
     *out_bands = bands;
     status = KF_JPEG_EIGHTH_OK;
 done:
-    for (int c = 0; c < 4; c++) free(d->components[c].samples);
+    for (int c = 0; c < 4; c++) {
+        free(d->components[c].samples);
+        free(d->components[c].dc);
+    }
     for (int c = 0; c < 3; c++) free(planes[c]);
     free(pixels);
-    free(buffer);
-    free(segment_ends);
     free(d);
     return status;
 }

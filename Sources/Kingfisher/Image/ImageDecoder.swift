@@ -87,11 +87,11 @@ package enum ImageDecoder {
     /// lazy image; `finish` materialises it). A JPEG decodes at the largest DCT scale (1/2, 1/4, 1/8) that keeps its
     /// long side at least `side`, as ImageIO's thumbnails and Pillow's draft mode do, and one Lanczos reduce fits
     /// it (libvips' own thumbnail leaves at least a factor of 2 to the reduce: a 2560-pixel photo then decoded at
-    /// 640 instead of 320 pixels, for ~5% more time per image on the wallpaper photos). A progressive JPEG at 1/8
-    /// decodes without the AC scans it does not read (``ProgressiveJPEGDCStream``: the same pixels; the 32
-    /// progressive wallpaper photos in 608 ms instead of 1,712 ms); a baseline one from its DC coefficients, its AC
-    /// codes skipped (``BaselineJPEGEighthScale``). Other formats go through libvips' thumbnail,
-    /// which shrinks WebP on load and uses a HEIF's embedded thumbnail when it is large enough.
+    /// 640 instead of 320 pixels, for ~5% more time per image on the wallpaper photos). At 1/8 a JPEG decodes from
+    /// its DC coefficients (``JPEGEighthScale``: baseline files, and progressive ones without 4:2:0 chroma), or, a
+    /// progressive one with 4:2:0 chroma, without the AC scans libjpeg does not read (``ProgressiveJPEGDCStream``).
+    /// Other formats go through libvips' thumbnail, which shrinks WebP on load and uses a HEIF's embedded thumbnail
+    /// when it is large enough.
     private static func shrunkOnLoad(
         _ bytes: UnsafeRawBufferPointer, of data: Data, format: ImageFormat, header: VipsImageHandle, side: Int32,
         finish: (VipsImageHandle) throws(VipsError) -> VipsImageHandle
@@ -102,6 +102,9 @@ package enum ImageDecoder {
             while shrink < 8, longSide / (shrink * 2) >= Int(side) { shrink *= 2 }
             // Orientations 2-8 flip or turn the image, which reads it out of order: those load for random access.
             let sequential = !(2...8).contains(header.orientation)
+            if shrink == 8, let eighth = JPEGEighthScale.image(bytes, header: header) {
+                return try finish(eighth.apply("thumbnail") { cvips_thumbnail_image($0, $1, side, side) })
+            }
             if shrink == 8, let dcOnly = ProgressiveJPEGDCStream.make(from: data) {
                 let result = dcOnly.withUnsafeBytes { dcBytes in
                     Result { () throws(VipsError) in
@@ -109,9 +112,6 @@ package enum ImageDecoder {
                     }
                 }
                 return try result.get()
-            }
-            if shrink == 8, let eighth = BaselineJPEGEighthScale.image(bytes, header: header) {
-                return try finish(eighth.apply("thumbnail") { cvips_thumbnail_image($0, $1, side, side) })
             }
             return try finish(fittedJPEG(bytes, shrink: shrink, sequential: sequential, side: side))
         }

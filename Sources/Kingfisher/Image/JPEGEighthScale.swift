@@ -2,14 +2,17 @@ import CJPEGEighth
 import CVips
 import Foundation
 
-/// A baseline JPEG decoded at 1/8 scale by `kf_jpeg_eighth_decode` (the CJPEGEighth target): one pixel per 8 x 8
-/// block from its DC coefficient, and the 2 x 2 quarters of 4:2:0 chroma as libjpeg computes them, with the AC codes
-/// of the other blocks skipped by their lengths where libjpeg decodes every one of them only to drop it. The pixels
-/// are libjpeg's within 2 levels (its own fixed-point rounding; BENCHMARKS.md), in about two thirds of the time.
+/// A JPEG decoded at 1/8 scale by `kf_jpeg_eighth_decode` (the CJPEGEighth target) from its DC coefficients: one
+/// pixel per 8 x 8 block, and the 2 x 2 quarters of a baseline file's 4:2:0 chroma as libjpeg computes them. A
+/// baseline file's other AC codes are skipped by their lengths, where libjpeg decodes every one only to drop it; a
+/// progressive file's AC scans are passed over unread, where libjpeg decodes them all into a zeroed coefficient buffer
+/// of the whole image. The pixels are libjpeg's within 2 levels (its own fixed-point rounding), in two thirds of the
+/// time for a baseline photo and a tenth of it for a progressive one (BENCHMARKS.md).
 ///
-/// Only files that decoder takes for certain (8-bit Huffman baseline, one scan, grey or YCbCr) decode here; for any
-/// other, and for any file it doubts, `image` returns `nil` and libjpeg decodes it, reporting what is wrong.
-enum BaselineJPEGEighthScale {
+/// Only files that decoder takes for certain (8-bit Huffman, grey or YCbCr, baseline with one scan or progressive
+/// without 4:2:0 chroma) decode here; for any other, and any file it doubts, `image` returns `nil` and the caller
+/// decodes the file another way (libjpeg reports what is wrong with it).
+enum JPEGEighthScale {
     /// The 1/8-scale image of `bytes`, carrying the orientation and ICC profile of `header` (the file's lazily opened
     /// full-size image), or `nil` when libjpeg should decode the file.
     static func image(_ bytes: UnsafeRawBufferPointer, header: VipsImageHandle) -> VipsImageHandle? {

@@ -5,10 +5,10 @@ import Testing
 
 @testable import Kingfisher
 
-@Suite("Baseline JPEGs decoded at 1/8 from their DC coefficients")
-struct BaselineJPEGEighthScaleTests {
-    /// The layouts a baseline JPEG comes in: chroma subsampled or not, grey, sizes that are not multiples of the block
-    /// or MCU size, restart markers.
+@Suite("JPEGs decoded at 1/8 from their DC coefficients")
+struct JPEGEighthScaleTests {
+    /// The layouts a JPEG comes in that this decoder takes: baseline with chroma subsampled or not, grey, sizes that
+    /// are not multiples of the block or MCU size, restart markers; progressive without 4:2:0 chroma.
     static let layouts: [(name: String, data: Data)] = [
         ("4:2:0, 203 x 157", Fixtures.texturedJPEG(width: 203, height: 157, progressive: false)),
         ("4:4:4, 200 x 120", Fixtures.texturedJPEG(width: 200, height: 120, progressive: false, subsample: false)),
@@ -22,6 +22,12 @@ struct BaselineJPEGEighthScaleTests {
             Fixtures.texturedJPEG(width: 161, height: 99, progressive: false, restartInterval: 3)
         ),
         ("9 x 9", Fixtures.texturedJPEG(width: 9, height: 9, progressive: false)),
+        ("progressive 4:4:4, 203 x 157", Fixtures.texturedJPEG(width: 203, height: 157, subsample: false)),
+        ("progressive grey, 77 x 250", Fixtures.texturedJPEG(width: 77, height: 250, bands: 1)),
+        (
+            "progressive 4:4:4 with restart markers every 4 MCUs",
+            Fixtures.texturedJPEG(width: 150, height: 90, subsample: false, restartInterval: 4)
+        ),
     ]
 
     /// libjpeg's 1/8-scale decode of `bytes` through libvips: its width, height and raw pixels.
@@ -98,6 +104,7 @@ struct BaselineJPEGEighthScaleTests {
         for data in [
             Fixtures.texturedJPEG(width: 200, height: 120, progressive: false, subsample: false),
             Fixtures.texturedJPEG(width: 77, height: 250, bands: 1, progressive: false),
+            Fixtures.texturedJPEG(width: 200, height: 120, subsample: false),
         ] {
             let bytes = [UInt8](data)
             let expected = try #require(libjpegPixels(bytes))
@@ -106,24 +113,40 @@ struct BaselineJPEGEighthScaleTests {
     }
 
     @Test(
-        "every baseline wallpaper photo (4:4:4, 4:2:2, 4:2:0, grey) decodes to libjpeg's pixels within 2 levels",
+        "every wallpaper photo (baseline 4:4:4, 4:2:2, 4:2:0, grey; progressive) decodes to libjpeg's within 2 levels",
         .enabled(if: !Fixtures.wallpapers.isEmpty, "plasma-workspace-wallpapers is not installed"))
     func wallpaperPhotos() throws {
-        var baseline = 0
+        var decoded = 0
         for url in Fixtures.wallpapers {
             let data = try Data(contentsOf: url)
-            guard JPEGFrameHeader(data)?.isProgressive == false else { continue }
-            baseline += 1
+            decoded += 1
             let expected = try #require(libjpegPixels([UInt8](data)))
             let actual = try eighthPixels([UInt8](data)).get()
             #expect(actual.width == expected.width && actual.height == expected.height, "\(url.path)")
             let (largest, differing) = difference(actual.pixels, expected.pixels)
             #expect(largest <= 2 && differing * 20 <= expected.pixels.count, "\(url.path): \(differing), \(largest)")
         }
-        #expect(baseline > 0)
+        #expect(decoded > 0)
     }
 
-    @Test("progressive, 12-bit, RGB, Adobe-RGB, cut-short and malformed files are left to libjpeg")
+    @Test("a progressive file that never sends its AC coefficients in full is left to libjpeg (which smooths it)")
+    func incompleteProgressiveFiles() throws {
+        let data = [UInt8](Fixtures.texturedJPEG(width: 400, height: 300, subsample: false))
+        let scans = (0..<data.count - 1).filter { data[$0] == 0xFF && data[$0 + 1] == 0xDA }
+        #expect(scans.count > 2)
+        // Cut after the DC scan (a preview), and after each later scan but the last.
+        for scan in scans.dropFirst() {
+            let cut = Array(data[..<scan]) + [0xFF, 0xD9]
+            guard case .failure(let error) = eighthPixels(cut) else {
+                Issue.record("cut at \(scan) of \(data.count) bytes: decoded")
+                continue
+            }
+            #expect(error.status == KF_JPEG_EIGHTH_UNSUPPORTED)
+        }
+        #expect(try eighthPixels(data).get().pixels == libjpegPixels(data)?.pixels)
+    }
+
+    @Test("progressive 4:2:0, 12-bit, RGB, Adobe-RGB, cut-short and malformed files are left to libjpeg")
     func refusesWhatItDoesNotTake() {
         let baseline = [UInt8](Fixtures.texturedJPEG(width: 64, height: 48, progressive: false))
         let sof = (0..<baseline.count - 1).first { baseline[$0] == 0xFF && baseline[$0 + 1] == 0xC0 } ?? 0
@@ -136,8 +159,10 @@ struct BaselineJPEGEighthScaleTests {
         // An Adobe segment whose transform flag says the three components are RGB, not YCbCr.
         let adobe: [UInt8] = [0xFF, 0xEE, 0x00, 0x0E] + Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 0]
         let adobeRGB = Array(baseline[..<2]) + adobe + Array(baseline[2...])
+        let progressive444 = [UInt8](Fixtures.texturedJPEG(width: 64, height: 48, subsample: false))
         var cases: [(String, [UInt8])] = [
-            ("progressive", [UInt8](Fixtures.texturedJPEG(width: 64, height: 48))),
+            ("progressive 4:2:0", [UInt8](Fixtures.texturedJPEG(width: 64, height: 48))),
+            ("progressive 4:4:4 without EOI", Array(progressive444.dropLast(2))),
             ("12-bit frame", twelveBit),
             ("components R, G, B", rgbIDs),
             ("duplicate component ids", duplicateIDs),
