@@ -747,37 +747,60 @@ static int decode_progressive(Decoder *d, const uint8_t *p, const uint8_t *end, 
     return 1;
 }
 
+// Reads the headers up to the first scan and checks the frame is one this decoder takes; returns that scan's
+// marker, or NULL. Fills the largest sampling factors and each component's samples per block.
+static const uint8_t *read_frame(Decoder *d, const uint8_t *data, size_t length, int *max_h, int *max_v) {
+    d->adobe_transform = -1;
+    const uint8_t *end = data + length;
+    const uint8_t *scan = length >= 4 && data[0] == 0xFF && data[1] == 0xD8 ? read_segments(d, data + 2, end) : NULL;
+    if (!scan || scan[1] != 0xDA) return NULL;
+    if (d->component_count == 3) {
+        // Three components are YCbCr unless an Adobe segment says otherwise or their ids spell R, G, B.
+        if (d->adobe_transform == 0) return NULL;
+        if (d->components[0].id == 'R' && d->components[1].id == 'G' && d->components[2].id == 'B') return NULL;
+    }
+    *max_h = 1;
+    *max_v = 1;
+    for (int c = 0; c < d->component_count; c++) {
+        if (d->components[c].h > *max_h) *max_h = d->components[c].h;
+        if (d->components[c].v > *max_v) *max_v = d->components[c].v;
+    }
+    for (int c = 0; c < d->component_count; c++) {
+        Component *component = &d->components[c];
+        if (*max_h % component->h || *max_v % component->v) return NULL;
+        // libjpeg's rule for a component's inverse DCT size at 1/8: doubled while both subsampling factors allow.
+        component->samples_per_block = 1;
+        while (d->component_count > 1 && *max_h % (component->h * component->samples_per_block * 2) == 0 &&
+               *max_v % (component->v * component->samples_per_block * 2) == 0) {
+            component->samples_per_block *= 2;
+        }
+        // A progressive file's 4:2:0 chroma would need its AC scans.
+        if (component->samples_per_block > (d->progressive ? 1 : 2)) return NULL;
+    }
+    return scan;
+}
+
+int kf_jpeg_eighth_takes_frame(const uint8_t *data, size_t length) {
+    Decoder *d = calloc(1, sizeof(Decoder));
+    if (!d) return 0;
+    int max_h, max_v;
+    int takes = read_frame(d, data, length, &max_h, &max_v) != NULL;
+    free(d);
+    return takes;
+}
+
 int kf_jpeg_eighth_decode(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t **out_pixels,
                           int *out_width, int *out_height, int *out_bands) {
     Decoder *d = calloc(1, sizeof(Decoder));
     if (!d) return KF_JPEG_EIGHTH_TOO_LARGE;
-    d->adobe_transform = -1;
     int status = KF_JPEG_EIGHTH_UNSUPPORTED;
     uint8_t *planes[3] = {NULL, NULL, NULL}, *pixels = NULL;
     const uint8_t *end = data + length;
-    const uint8_t *scan = length >= 4 && data[0] == 0xFF && data[1] == 0xD8 ? read_segments(d, data + 2, end) : NULL;
-    if (!scan || scan[1] != 0xDA) goto done;
-    if (d->component_count == 3) {
-        // Three components are YCbCr unless an Adobe segment says otherwise or their ids spell R, G, B.
-        if (d->adobe_transform == 0) goto done;
-        if (d->components[0].id == 'R' && d->components[1].id == 'G' && d->components[2].id == 'B') goto done;
-    }
-    int max_h = 1, max_v = 1;
-    for (int c = 0; c < d->component_count; c++) {
-        if (d->components[c].h > max_h) max_h = d->components[c].h;
-        if (d->components[c].v > max_v) max_v = d->components[c].v;
-    }
+    int max_h, max_v;
+    const uint8_t *scan = read_frame(d, data, length, &max_h, &max_v);
+    if (!scan) goto done;
     for (int c = 0; c < d->component_count; c++) {
         Component *component = &d->components[c];
-        if (max_h % component->h || max_v % component->v) goto done;
-        // libjpeg's rule for a component's inverse DCT size at 1/8: doubled while both subsampling factors allow.
-        component->samples_per_block = 1;
-        while (d->component_count > 1 && max_h % (component->h * component->samples_per_block * 2) == 0 &&
-               max_v % (component->v * component->samples_per_block * 2) == 0) {
-            component->samples_per_block *= 2;
-        }
-        // A progressive file's 4:2:0 chroma would need its AC scans.
-        if (component->samples_per_block > (d->progressive ? 1 : 2)) goto done;
         if (component->samples_per_block == 2) {
             make_quarter_weights(d->quarter_weights[component->quant_table], d->quant[component->quant_table]);
         }

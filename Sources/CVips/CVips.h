@@ -140,6 +140,24 @@ static inline VipsImage *cvips_load_named(const char *nickname, const void *data
     return out;
 }
 
+/// Opens a WebP lazily with libwebp's own scaling to `scale` of its size (its rescaler, as libvips' thumbnail asks
+/// it): the full-size image is never made. Sequential access. NULL on error.
+static inline VipsImage *cvips_load_webp_scaled(const void *data, size_t length, double scale, int fail_on) {
+    VipsOperation *operation = vips_operation_new("webpload_buffer");
+    if (!operation) return NULL;
+    VipsBlob *blob = vips_blob_new(NULL, data, length);
+    g_object_set(operation, "buffer", blob, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", fail_on, "scale", scale,
+                 NULL);
+    vips_area_unref(VIPS_AREA(blob));
+    VipsImage *out = NULL;
+    if (vips_cache_operation_buildp(&operation) == 0) {
+        g_object_get(operation, "out", &out, NULL);
+    }
+    vips_object_unref_outputs(VIPS_OBJECT(operation));
+    g_object_unref(operation);
+    return out;
+}
+
 /// Opens SVG lazily, to be drawn at `scale` times its declared size (libvips' svgload_buffer). NULL on error.
 static inline VipsImage *cvips_load_svg_scaled(const void *data, size_t length, double scale, int fail_on) {
     VipsImage *out = NULL;

@@ -56,6 +56,30 @@ struct JPEGFrameHeaderTests {
         #expect(!ImageWorkers.needsAdmission(nil))
     }
 
+    @Test("shrunk on load to a small box, large progressive 4:4:4 JPEGs and lossy WebPs need no admission")
+    func shrunkOnLoadNeedsNoAdmission() throws {
+        // Declaring 5120 x 2880: a box of 256 is decoded at 1/8 (640 x 360), a box of 1000 at 1/4 by libjpeg.
+        let progressive444 = try declaringLargeSize(Fixtures.texturedJPEG(width: 64, height: 48, subsample: false))
+        let progressive420 = try declaringLargeSize(Fixtures.texturedJPEG(width: 64, height: 48))
+        #expect(!ImageWorkers.needsAdmission(progressive444, shrunkToFit: 256))
+        #expect(ImageWorkers.needsAdmission(progressive444))
+        #expect(ImageWorkers.needsAdmission(progressive444, shrunkToFit: 1000))
+        #expect(ImageWorkers.needsAdmission(progressive420, shrunkToFit: 256))
+        // A lossy WebP (libvips writes a VP8X header, no alpha) whose canvas declares 5120 x 2880: libwebp scales its
+        // rows as it decodes them. With the alpha flag set, it needs admission again.
+        var webp = [UInt8](Fixtures.lossyWebP(width: 64, height: 48))
+        #expect(webp.count > 30 && Array(webp[12..<16]) == Array("VP8X".utf8))
+        webp.replaceSubrange(24..<30, with: [0xFF, 0x13, 0x00, 0x3F, 0x0B, 0x00])  // 5119 and 2879, less one
+        #expect(!ImageWorkers.needsAdmission(Data(webp), shrunkToFit: 256))
+        #expect(ImageWorkers.needsAdmission(Data(webp)))
+        var withAlpha = webp
+        withAlpha[20] |= 0x10
+        #expect(ImageWorkers.needsAdmission(Data(withAlpha), shrunkToFit: 256))
+        // The processors that shrink on load say by how much.
+        let downsampling = DownsamplingImageProcessor(size: CGSize(width: 200, height: 100))
+        #expect(downsampling.shrinkOnLoadSide(for: Data(webp), scale: 2) == 400)
+    }
+
     @Test("formats whose header libvips reads wait for admission when large: TIFF, SVG")
     func largeImagesOfOtherFormats() throws {
         let (width, height) = (4000, 2000)  // 8 MP

@@ -25,4 +25,8 @@
 int kf_jpeg_eighth_decode(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t **out_pixels,
                           int *out_width, int *out_height, int *out_bands);
 
+/// Whether the decoder takes `data`'s kind of frame, from its headers up to the first scan (1) or not (0). A file it
+/// takes may still be refused by kf_jpeg_eighth_decode when its scans are damaged, cut short or incomplete.
+int kf_jpeg_eighth_takes_frame(const uint8_t *data, size_t length);
+
 #endif

@@ -115,6 +115,15 @@ package enum ImageDecoder {
             }
             return try finish(fittedJPEG(bytes, shrink: shrink, sequential: sequential, side: side))
         }
+        if format == .WebP {
+            // The WebP loader by name, scaled by libwebp as libvips' thumbnail would ask: the thumbnail's own search
+            // for a loader asks every one, ImageMagick's too, whose start-up alone keeps ~26 MB resident.
+            let fit = min(1, Double(side) / Double(max(1, max(header.width, header.pageHeight))))
+            guard let loaded = cvips_load_webp_scaled(bytes.baseAddress, bytes.count, fit, Int32(failOn.rawValue))
+            else { throw VipsRuntime.takeError("load WebP") }
+            return try finish(
+                VipsImageHandle(owning: loaded).apply("thumbnail") { cvips_thumbnail_image($0, $1, side, side) })
+        }
         var output: UnsafeMutablePointer<VipsImage>?
         let status = cvips_thumbnail_buffer(bytes.baseAddress, bytes.count, &output, side, side, Int32(failOn.rawValue))
         guard status == 0, let output else {

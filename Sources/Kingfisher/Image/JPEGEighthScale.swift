@@ -13,6 +13,16 @@ import Foundation
 /// without 4:2:0 chroma) decode here; for any other, and any file it doubts, `image` returns `nil` and the caller
 /// decodes the file another way (libjpeg reports what is wrong with it).
 enum JPEGEighthScale {
+    /// Whether the decoder takes `data`'s kind of frame (its headers up to the first scan: baseline, or progressive
+    /// without 4:2:0 chroma, grey or YCbCr, 8-bit Huffman). A file it takes may still be refused later, when its scans
+    /// are damaged, cut short or never finish their coefficients.
+    static func takesFrame(of data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            return kf_jpeg_eighth_takes_frame(base, raw.count) != 0
+        }
+    }
+
     /// The 1/8-scale image of `bytes`, carrying the orientation and ICC profile of `header` (the file's lazily opened
     /// full-size image), or `nil` when libjpeg should decode the file.
     static func image(_ bytes: UnsafeRawBufferPointer, header: VipsImageHandle) -> VipsImageHandle? {

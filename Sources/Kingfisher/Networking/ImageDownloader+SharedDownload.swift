@@ -127,7 +127,9 @@ extension ImageDownloader {
             result = Task.isCancelled ? nil : work()
         } else {
             result = await workers.runUnlessCancelled(
-                on: options.processingQueue, decoding: data, engine: engine ?? configuration.engine, work)
+                on: options.processingQueue, decoding: data,
+                shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: options.processor, for: data, options: options),
+                engine: engine ?? configuration.engine, work)
         }
         // The slot is given back once every processing of the body has let it go.
         withExtendedLifetime(outcome.slot) {}

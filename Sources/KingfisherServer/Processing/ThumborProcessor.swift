@@ -125,28 +125,33 @@ public struct ThumborProcessor: ImageProcessor {
     private func decode(
         _ data: Data, options: KingfisherParsedOptionsInfo
     ) -> (image: KFCrossPlatformImage, sourceSize: (Int, Int)?)? {
-        let format = data.kf.imageFormat
-        let canShrink =
-            url.trim == nil && url.crop == nil && format != .GIF && format != .unknown && !Self.isAnimatedWebP(data)
-        if canShrink, let (width, height) = ImageHeaderSize.of(data) {
-            // The header's size is before EXIF orientation: the larger scale of both orientations is safe.
-            let scale = max(
-                resizeScale(forWidth: width, height: height) ?? 1, resizeScale(forWidth: height, height: width) ?? 1)
-            if scale < 1 {
-                let side = (CGFloat(max(width, height)) * scale).rounded(.up)
-                guard
-                    let image = KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
-                        data: data, to: CGSize(width: side, height: side), scale: 1)
-                else { return nil }
-                // Turned by its orientation when the shrunk image's shape is the other way round.
-                let turned = (image.pixelWidth > image.pixelHeight) != (width > height) && width != height
-                return (image, turned ? (height, width) : (width, height))
-            }
+        if let (side, width, height) = shrinkOnLoadBox(for: data) {
+            guard
+                let image = KingfisherWrapper<KFCrossPlatformImage>.downsampledImage(
+                    data: data, to: CGSize(width: side, height: side), scale: 1)
+            else { return nil }
+            // Turned by its orientation when the shrunk image's shape is the other way round.
+            let turned = (image.pixelWidth > image.pixelHeight) != (width > height) && width != height
+            return (image, turned ? (height, width) : (width, height))
         }
         guard let image = DefaultImageProcessor.default.process(item: .data(data), options: options) else {
             return nil
         }
         return (image.kf.scaled(to: 1), nil)
+    }
+
+    /// The box `data` is shrunk on load to fit (its side in pixels) and the source's size, when the geometry asks
+    /// for a smaller image than the source and the format shrinks on load; `nil` when it decodes whole.
+    func shrinkOnLoadBox(for data: Data) -> (side: CGFloat, width: Int, height: Int)? {
+        let format = data.kf.imageFormat
+        let canShrink =
+            url.trim == nil && url.crop == nil && format != .GIF && format != .unknown && !Self.isAnimatedWebP(data)
+        guard canShrink, let (width, height) = ImageHeaderSize.of(data) else { return nil }
+        // The header's size is before EXIF orientation: the larger scale of both orientations is safe.
+        let scale = max(
+            resizeScale(forWidth: width, height: height) ?? 1, resizeScale(forWidth: height, height: width) ?? 1)
+        guard scale < 1 else { return nil }
+        return ((CGFloat(max(width, height)) * scale).rounded(.up), width, height)
     }
 
     /// Whether WebP data is an animation (the VP8X chunk's animation flag): shrinking on load keeps one frame.

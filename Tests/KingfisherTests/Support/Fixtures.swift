@@ -195,6 +195,15 @@ enum Fixtures {
         }
     }
 
+    /// A lossy WebP of `width` x `height` opaque pixels: a simple `VP8 ` file (no alpha, no animation).
+    static func lossyWebP(width: Int, height: Int) -> Data {
+        let bytes = (0..<width * height * 3).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let image = raw(bytes, width: width, height: height, bands: 3, format: VIPS_FORMAT_UCHAR)
+        let tagged = apply(image) { cvips_copy_as($0, $1, Int32(VIPS_INTERPRETATION_sRGB.rawValue)) }
+        defer { cvips_unref(tagged) }
+        return save(tagged) { cvips_webp_save($0, $1, $2, 80, 0) }
+    }
+
     /// A valid PNG signature and IHDR declaring `width` x `height`, with one tiny IDAT: a decompression bomb's header.
     static func pngHeaderOnly(width: UInt32, height: UInt32) -> Data {
         func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {

@@ -64,7 +64,8 @@ public struct ThumbnailImageDataProvider: ImageDataProvider {
         let limit = maxPixelSize
         let always = alwaysCreateThumbnail
         let engine = downloader.configuration.engine
-        let result = await downloader.workers.run(on: nil, decoding: original, engine: engine) {
+        let side = limit.isFinite && limit >= 1 ? Int(min(limit, CGFloat(Int32.max)).rounded(.up)) : nil
+        let result = await downloader.workers.run(on: nil, decoding: original, shrunkToFit: side, engine: engine) {
             () -> Result<Data, KingfisherError> in
             Result { () throws(KingfisherError) -> Data in
                 guard limit.isFinite, limit >= 1 else {

@@ -61,13 +61,13 @@ final class ImageWorkers: Sendable {
     /// lane (its owner sizes it), with `engine`'s limits applied. It runs
     /// even when the calling task is cancelled meanwhile: for work that must happen once asked for.
     func run<T: Sendable>(
-        on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration,
-        _ body: @escaping @Sendable () -> T
+        on queue: CallbackQueue?, decoding data: Data? = nil, shrunkToFit side: Int? = nil,
+        engine: ImageEngine.Configuration, _ body: @escaping @Sendable () -> T
     ) async -> T {
         let work = prepare(engine, body)
         depth.increment()
         defer { depth.decrement() }
-        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
+        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, shrunkToFit: side, engine: engine) else {
             return await hand(work, to: queue)
         }
         return await largeDecodes.withPermitIgnoringCancellation { await hand(work, to: queue) }
@@ -77,13 +77,13 @@ final class ImageWorkers: Sendable {
     /// and `body` never runs. Work on a dispatch queue cannot leave that queue: it is not started
     /// when the caller was cancelled already.
     func runUnlessCancelled<T: Sendable>(
-        on queue: CallbackQueue?, decoding data: Data? = nil, engine: ImageEngine.Configuration,
-        _ body: @escaping @Sendable () -> T
+        on queue: CallbackQueue?, decoding data: Data? = nil, shrunkToFit side: Int? = nil,
+        engine: ImageEngine.Configuration, _ body: @escaping @Sendable () -> T
     ) async -> T? {
         let work = prepare(engine, stopsWhenCancelled: true, body)
         depth.increment()
         defer { depth.decrement() }
-        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, engine: engine) else {
+        guard engine.largeDecodesOneAtATime, Self.needsAdmission(data, shrunkToFit: side, engine: engine) else {
             return await handUnlessCancelled(work, to: queue)
         }
         // A cancel leaves either wait: the admission, then the lane.
@@ -92,18 +92,40 @@ final class ImageWorkers: Sendable {
         }
     }
 
-    /// Whether decoding `data` must wait for the decodes of its kind before it: an image whose header declares
-    /// ``VipsRuntime/largeDecodePixels`` or more, except a baseline JPEG. A progressive JPEG keeps every DCT
-    /// coefficient until its last scan (two bytes a sample, 44–88 MB for 5120 × 2880) even when shrunk on load,
-    /// while a baseline one shrunk on load streams its rows in a few MB; two at once on a two-core pool doubled the
-    /// peak resident size of a prefetch. The formats ``ImageHeaderSize`` does not parse (HEIF, AVIF, TIFF, SVG) have
-    /// their header read by libvips, under `engine`'s limits (an image over them is refused by its decode anyway).
-    static func needsAdmission(_ data: Data?, engine: ImageEngine.Configuration = .default) -> Bool {
+    /// Whether decoding `data` (whole, or shrunk on load to fit a box of `side` pixels) must wait for the decodes of
+    /// its kind before it: an image whose header declares ``VipsRuntime/largeDecodePixels`` or more, except when its
+    /// decode holds a few rows at a time: a baseline JPEG; a progressive one at 1/8 from its DC scans
+    /// (``JPEGEighthScale``: a large progressive JPEG otherwise keeps every DCT coefficient until its last scan, two
+    /// bytes a sample, 44–88 MB for 5120 × 2880); a lossy WebP shrunk on load (libwebp scales rows as it decodes
+    /// them). Two memory-hungry decodes at once on a two-core pool doubled the peak resident size of a prefetch. The
+    /// formats ``ImageHeaderSize`` does not parse (HEIF, AVIF, TIFF, SVG) have their header read by libvips, under
+    /// `engine`'s limits (an image over them is refused by its decode anyway).
+    static func needsAdmission(
+        _ data: Data?, shrunkToFit side: Int? = nil, engine: ImageEngine.Configuration = .default
+    ) -> Bool {
         guard let data, let size = declaredSize(of: data, engine: engine),
             size.width * size.height >= VipsRuntime.largeDecodePixels
         else { return false }
-        guard data.kf.imageFormat == .JPEG else { return true }
-        return JPEGFrameHeader(data)?.isProgressive ?? true
+        switch data.kf.imageFormat {
+        case .JPEG:
+            guard let frame = JPEGFrameHeader(data) else { return true }
+            guard frame.isProgressive else { return false }
+            // ImageDecoder shrinks a JPEG at 1/8 when its long side is at least 8 times the box's.
+            guard let side, max(size.width, size.height) / 8 >= side else { return true }
+            return !JPEGEighthScale.takesFrame(of: data)
+        case .WebP:
+            return side == nil || !WebPHeader.isPlainLossy(data)
+        default:
+            return true
+        }
+    }
+
+    /// The side of the box `processor` decodes `data` to fit, when it shrinks on load (``ShrinksOnLoad``).
+    static func shrinkOnLoadSide(
+        of processor: any ImageProcessor, for data: Data?, options: KingfisherParsedOptionsInfo
+    ) -> Int? {
+        guard let data, let shrinking = processor as? any ShrinksOnLoad else { return nil }
+        return shrinking.shrinkOnLoadSide(for: data, scale: options.scaleFactor)
     }
 
     /// The size `data`'s header declares: parsed here for the common formats, read by libvips (no pixel decoded)

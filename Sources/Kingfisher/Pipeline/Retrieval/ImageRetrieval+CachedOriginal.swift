@@ -77,7 +77,10 @@ extension ImageRetrieval {
                 // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
                 guard
                     let outcome = await workers.runUnlessCancelled(
-                        on: options.processingQueue, decoding: data, engine: engine,
+                        on: options.processingQueue, decoding: data,
+                        shrunkToFit: ImageWorkers.shrinkOnLoadSide(
+                            of: processingOptions.processor, for: data, options: processingOptions),
+                        engine: engine,
                         { metrics.timeOriginal { ImageProcessing.image(from: data, options: processingOptions) } })
                 else { return nil }
                 if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) =

@@ -99,7 +99,9 @@ extension ImageRetrieval {
         let headerOnly = options.processor is ImageHeaderCheck.Processor
         guard
             let result = await workers.runUnlessCancelled(
-                on: options.processingQueue, decoding: headerOnly ? nil : data, engine: engine,
+                on: options.processingQueue, decoding: headerOnly ? nil : data,
+                shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: options.processor, for: data, options: options),
+                engine: engine,
                 { metrics.timeProvider(headerOnly: headerOnly) { ImageProcessing.image(from: data, options: options) } }
             )
         else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }

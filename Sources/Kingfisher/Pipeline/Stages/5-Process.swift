@@ -24,7 +24,8 @@ extension CachedImageRebuild {
         if case .data(let bytes) = item { data = bytes }
         guard
             let outcome = await workers.runUnlessCancelled(
-                on: options.processingQueue, decoding: data, engine: engine,
+                on: options.processingQueue, decoding: data,
+                shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: processor, for: data, options: options), engine: engine,
                 { ProcessingFailure.run(processor, item: item, options: options) })
         else { return nil }
         switch outcome {
