@@ -49,6 +49,17 @@ static inline int cvips_malloc_mmap_threshold(int bytes) {
 #endif
 }
 
+/// glibc: freed memory at the top of the heap is kept, up to `bytes`, instead of handed back at each free (which
+/// makes the next large allocation fault its pages in again). Returns 1 when it took effect; 0 elsewhere.
+static inline int cvips_malloc_trim_threshold(int bytes) {
+#ifdef __GLIBC__
+    return mallopt(M_TRIM_THRESHOLD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
+
 static inline const char *cvips_version_string(void) { return vips_version_string(); }
 
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }

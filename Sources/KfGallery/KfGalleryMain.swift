@@ -5,7 +5,7 @@ import KfCommandKit
 @main
 enum KfGalleryMain {
     static func main() {
-        MemoryTuning.apply()
+        MemoryTuning.apply(forWindow: true)
         GalleryCommand.main()
     }
 }

@@ -5,7 +5,7 @@ import KfCommandKit
 @main
 enum KfViewMain {
     static func main() async {
-        MemoryTuning.apply()
+        MemoryTuning.apply(forWindow: true)
         await ViewCommand.main()
     }
 }

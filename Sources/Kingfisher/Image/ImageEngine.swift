@@ -21,10 +21,18 @@ public enum ImageEngine {
     /// fragment it and peak RSS keeps growing. Ours, process-wide: call it once at startup, before decoding; an
     /// application that tunes malloc itself (or sets `MALLOC_MMAP_THRESHOLD_`) should not. `kf` calls it; on
     /// 120 photo thumbnails at 8 at a time it cut peak RSS from 619 to 270 MB.
+    ///
+    /// `heapKept`, when given, is how much freed memory at the top of the heap glibc keeps instead of handing it
+    /// back at each free (its trim threshold, 128 KB once the threshold above is set): a window that draws each frame
+    /// into a fresh surface of a few MB should keep it, and a threshold above that surface's size, or every frame
+    /// faults the surface's pages in again (`kf gallery`: a cold scroll's frame p50 from 5.1 to 3.9 ms with 16 MB and
+    /// 64 MB; a decode of 8 megapixels or more still hands back the memory it freed).
     /// - Returns: whether it took effect (`false` on C libraries other than glibc).
     @discardableResult
-    public static func keepLargeAllocationsOutOfHeap(threshold: Int = 1 << 20) -> Bool {
-        cvips_malloc_mmap_threshold(Int32(clamping: threshold)) == 1
+    public static func keepLargeAllocationsOutOfHeap(threshold: Int = 1 << 20, heapKept: Int? = nil) -> Bool {
+        let mapped = cvips_malloc_mmap_threshold(Int32(clamping: threshold)) == 1
+        guard let heapKept else { return mapped }
+        return cvips_malloc_trim_threshold(Int32(clamping: heapKept)) == 1 && mapped
     }
 
     /// Whether libvips runs its resampling and convolution kernels as vector code compiled at run time (liborc).

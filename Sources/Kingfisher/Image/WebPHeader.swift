@@ -24,8 +24,7 @@ enum WebPHeader {
                 case "ICCP": break
                 default: return false
                 }
-                let size = Int(bytes[chunk + 4]) | Int(bytes[chunk + 5]) << 8 | Int(bytes[chunk + 6]) << 16
-                    | Int(bytes[chunk + 7]) << 24
+                let size = (4..<8).reduce(0) { $0 | Int(bytes[chunk + $1]) << (8 * ($1 - 4)) }
                 chunk += 8 + size + (size & 1)
             }
             return false
