@@ -528,6 +528,22 @@ static uint8_t *unstuff(const uint8_t *p, const uint8_t *end, size_t expected_se
     return NULL;
 }
 
+// Before each unit (MCU, or block of a one-component scan): at the start of a restart interval after the first,
+// checks the last interval read no further than its segment, moves to the next segment's start and resets the DC
+// predictions. 0 if the last interval read past its end.
+static inline int next_unit(const Decoder *d, const size_t *segment_ends, size_t *segment, uint64_t *bit,
+                            long *left_in_interval, int32_t *predictions) {
+    if (d->restart_interval && *left_in_interval == 0) {
+        if (*bit > (uint64_t)segment_ends[*segment] * 8) return 0;
+        *bit = (uint64_t)segment_ends[*segment] * 8;
+        (*segment)++;
+        *left_in_interval = d->restart_interval;
+        memset(predictions, 0, 4 * sizeof(int32_t));
+    }
+    (*left_in_interval)--;
+    return 1;
+}
+
 // Decodes every MCU into each component's samples; 0 if the data is not what the headers say.
 static int decode_scan(Decoder *d, const uint8_t *buffer, const size_t *segment_ends, int mcus_wide, int mcus_high) {
     int32_t predictions[4] = {0, 0, 0, 0};
@@ -535,14 +551,7 @@ static int decode_scan(Decoder *d, const uint8_t *buffer, const size_t *segment_
     size_t segment = 0;
     long mcus = (long)mcus_wide * mcus_high, left_in_interval = d->restart_interval;
     for (long mcu = 0; mcu < mcus; mcu++) {
-        if (d->restart_interval && left_in_interval == 0) {
-            if (bit > (uint64_t)segment_ends[segment] * 8) return 0;
-            bit = (uint64_t)segment_ends[segment] * 8;
-            segment++;
-            left_in_interval = d->restart_interval;
-            memset(predictions, 0, sizeof(predictions));
-        }
-        left_in_interval--;
+        if (!next_unit(d, segment_ends, &segment, &bit, &left_in_interval, predictions)) return 0;
         int mcu_x = (int)(mcu % mcus_wide), mcu_y = (int)(mcu / mcus_wide);
         for (int c = 0; c < d->component_count; c++) {
             Component *component = &d->components[c];
@@ -603,14 +612,7 @@ static int decode_dc_scan(Decoder *d, const Scan *scan, const uint8_t *buffer, c
     }
     long units = (long)units_wide * units_high, left_in_interval = d->restart_interval;
     for (long unit = 0; unit < units; unit++) {
-        if (d->restart_interval && left_in_interval == 0) {
-            if (bit > (uint64_t)segment_ends[segment] * 8) return 0;
-            bit = (uint64_t)segment_ends[segment] * 8;
-            segment++;
-            left_in_interval = d->restart_interval;
-            memset(predictions, 0, sizeof(predictions));
-        }
-        left_in_interval--;
+        if (!next_unit(d, segment_ends, &segment, &bit, &left_in_interval, predictions)) return 0;
         int unit_x = (int)(unit % units_wide), unit_y = (int)(unit / units_wide);
         for (int i = 0; i < scan->count; i++) {
             Component *component = &d->components[scan->components[i]];

@@ -124,6 +124,17 @@ static inline void cvips_remove_field(VipsImage *image, const char *name) { vips
 
 // MARK: - Loading
 
+/// Builds a load operation whose arguments are set, and takes its image (NULL on error); the operation is released.
+static inline VipsImage *cvips_run_load(VipsOperation *operation) {
+    VipsImage *out = NULL;
+    if (vips_cache_operation_buildp(&operation) == 0) {
+        g_object_get(operation, "out", &out, NULL);
+    }
+    vips_object_unref_outputs(VIPS_OBJECT(operation));
+    g_object_unref(operation);
+    return out;
+}
+
 /// Opens an image lazily with the loader named `nickname` (e.g. "jpegload_buffer"), without asking every loader
 /// whether it claims the bytes first (vips_image_new_from_buffer does, ~20 us a call): the bytes are read by that
 /// loader or the call fails. `all_pages` asks multi-page loaders for every frame; a `shrink` of 2, 4 or 8 asks the
@@ -142,13 +153,7 @@ static inline VipsImage *cvips_load_named(const char *nickname, const void *data
     if (shrink > 1 && g_object_class_find_property(G_OBJECT_GET_CLASS(operation), "shrink")) {
         g_object_set(operation, "shrink", shrink, NULL);
     }
-    VipsImage *out = NULL;
-    if (vips_cache_operation_buildp(&operation) == 0) {
-        g_object_get(operation, "out", &out, NULL);
-    }
-    vips_object_unref_outputs(VIPS_OBJECT(operation));
-    g_object_unref(operation);
-    return out;
+    return cvips_run_load(operation);
 }
 
 /// Opens a WebP lazily with libwebp's own scaling to `scale` of its size (its rescaler, as libvips' thumbnail asks
@@ -160,13 +165,7 @@ static inline VipsImage *cvips_load_webp_scaled(const void *data, size_t length,
     g_object_set(operation, "buffer", blob, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", fail_on, "scale", scale,
                  NULL);
     vips_area_unref(VIPS_AREA(blob));
-    VipsImage *out = NULL;
-    if (vips_cache_operation_buildp(&operation) == 0) {
-        g_object_get(operation, "out", &out, NULL);
-    }
-    vips_object_unref_outputs(VIPS_OBJECT(operation));
-    g_object_unref(operation);
-    return out;
+    return cvips_run_load(operation);
 }
 
 /// Opens SVG lazily, to be drawn at `scale` times its declared size (libvips' svgload_buffer). NULL on error.
