@@ -84,6 +84,8 @@ typedef struct {
     // In zig-zag order, as the coefficients come.
     int32_t quant[4][64];
     int width, height, precision, frame_seen, progressive, scans_started;
+    // Only the headers are read (kf_jpeg_eighth_takes_frame): Huffman tables are checked, their lookups not built.
+    int headers_only;
     int component_count;
     Component components[4];
     int restart_interval;
@@ -139,9 +141,10 @@ static void build_runs(HuffmanTable *table, const uint8_t *counts) {
     }
 }
 
-// Builds a table from a DHT's 16 counts and its symbols; 0 when the counts over-fill the code space.
+// Builds a table from a DHT's 16 counts and its symbols (its lookups only when `lookups`); 0 when the counts
+// over-fill the code space.
 static int build_table(HuffmanTable *table, const uint8_t *counts, const uint8_t *symbols, int symbol_count,
-                       int is_ac) {
+                       int is_ac, int lookups) {
     memset(table, 0, sizeof(*table));
     memcpy(table->symbols, symbols, (size_t)symbol_count);
     int32_t code = 0;
@@ -152,7 +155,7 @@ static int build_table(HuffmanTable *table, const uint8_t *counts, const uint8_t
         table->first_code[length] = code;
         for (int i = 0; i < count; i++, index++, code++) {
             if (code >= (1 << length)) return 0;
-            if (length > LOOKUP_BITS) continue;
+            if (!lookups || length > LOOKUP_BITS) continue;
             uint8_t symbol = symbols[index];
             uint16_t entry = 0;
             if (is_ac) {
@@ -171,7 +174,7 @@ static int build_table(HuffmanTable *table, const uint8_t *counts, const uint8_t
         table->max_code[length] = count ? code - 1 : -1;
         code <<= 1;
     }
-    if (is_ac) build_runs(table, counts);
+    if (is_ac && lookups) build_runs(table, counts);
     table->defined = 1;
     return 1;
 }
@@ -375,7 +378,7 @@ static const uint8_t *read_segments(Decoder *d, const uint8_t *p, const uint8_t 
                 for (int i = 0; i < 16; i++) count += q[1 + i];
                 if (count > 256 || stop - q < 17 + count) return NULL;
                 HuffmanTable *table = table_class ? &d->ac[id] : &d->dc[id];
-                if (!build_table(table, q + 1, q + 17, count, table_class)) return NULL;
+                if (!build_table(table, q + 1, q + 17, count, table_class, !d->headers_only)) return NULL;
                 q += 17 + count;
             }
             break;
@@ -785,6 +788,7 @@ static const uint8_t *read_frame(Decoder *d, const uint8_t *data, size_t length,
 int kf_jpeg_eighth_takes_frame(const uint8_t *data, size_t length) {
     Decoder *d = calloc(1, sizeof(Decoder));
     if (!d) return 0;
+    d->headers_only = 1;
     int max_h, max_v;
     int takes = read_frame(d, data, length, &max_h, &max_v) != NULL;
     free(d);
