@@ -481,6 +481,8 @@ public final class KFImageView: KingfisherImageTarget {
 
         /// Moves the transition to `frameTime` (µs); false once done (or superseded).
         func step(at frameTime: Int64) -> Bool {
+            // A frame already on its way when the view left the screen must not restart what `finishNow` ended.
+            guard !finished else { return false }
             guard let view, view.isCurrent(generation) else {
                 finish(false)
                 return false
