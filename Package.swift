@@ -103,6 +103,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            exclude: ["S3/s3_test_server.py"],
             swiftSettings: strictSettings
         ),
         // The image server `kf serve` runs: thumbor URLs on Hummingbird routes a user can mount in their own app.

@@ -27,7 +27,9 @@ package enum FailureMessage {
     private static func request(_ reason: KingfisherError.RequestErrorReason) -> String {
         switch reason {
         case .invalidURL(let request):
-            "\(request.url?.absoluteString ?? "the URL") cannot be downloaded: only http and https URLs are"
+            "\(request.url?.absoluteString ?? "the URL") cannot be downloaded: only http, https and s3://bucket/key "
+                + "URLs are"
+        case .objectStorageUnconfigured(_, let reason): "cannot reach the object store: \(reason)"
         case .emptyRequest: "no request was made for it"
         case .taskCancelled, .livePhotoTaskCancelled, .asyncTaskContextCancelled, .dataProviderCancelled:
             "stopped before it finished"
@@ -58,9 +60,28 @@ package enum FailureMessage {
                 ? "more than \(limit) redirects: \(chain)" : "the redirects go round in a loop: \(chain)"
         case .downloadDurationExceeded(let url, let limit):
             return "the download from \(hostAndPort(url)) took longer than \(seconds(limit)) and was stopped"
+        case .objectStorageError(let url, let status, let code, let message):
+            return objectStorage(code: code, status: status, message: message, url: url)
         case .invalidURLResponse: return "the answer was not an HTTP response"
         case .noURLResponse: return "the server closed the connection without answering"
         case .dataModifyingFailed, .cancelledByDelegate: return "the download was refused"
+        }
+    }
+
+    /// An S3-compatible store's refusal, with what to check for the common ones.
+    private static func objectStorage(code: String, status: Int, message: String, url: URL) -> String {
+        switch code {
+        case "NoSuchKey": return "the bucket has no object by that key (NoSuchKey)"
+        case "NoSuchBucket": return "there is no bucket \(url.host(percentEncoded: false) ?? "") (NoSuchBucket)"
+        case "AccessDenied": return "the object store denied access (AccessDenied): check the key's permissions"
+        case "SignatureDoesNotMatch":
+            return "the object store refused the request's signature (SignatureDoesNotMatch): check "
+                + "AWS_SECRET_ACCESS_KEY (or the profile's secret)"
+        case "InvalidAccessKeyId":
+            return "the object store does not know the access key (InvalidAccessKeyId): check AWS_ACCESS_KEY_ID"
+        case "SlowDown": return "the object store asks for fewer requests (SlowDown): try again later"
+        default:
+            return "the object store answered \(code) (\(status))" + (message.isEmpty ? "" : ": \(message)")
         }
     }
 

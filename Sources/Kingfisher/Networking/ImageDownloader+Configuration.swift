@@ -41,6 +41,10 @@ extension ImageDownloader {
         /// The decode limits and concurrency of the images this downloader decodes for its own callers (a
         /// manager's retrievals bring the manager's): ``ImageEngine/Configuration/default`` by default. Ours.
         public var engine: ImageEngine.Configuration
+        /// Where and as whom `s3://bucket/key` URLs are fetched. `nil` (the default) reads the standard AWS
+        /// settings (``S3Configuration/fromEnvironment(_:profile:)``) when the first `s3://` URL is fetched.
+        /// Ours.
+        public var objectStorage: S3Configuration?
 
         public init(
             httpClient: HTTPClient.Configuration = Configuration.defaultHTTPClientConfiguration,
@@ -48,7 +52,8 @@ extension ImageDownloader {
             maximumResponseSize: Int = 50 * 1024 * 1024,
             maximumRedirects: Int = 10,
             maximumDownloadDuration: TimeInterval = 60,
-            engine: ImageEngine.Configuration = .default
+            engine: ImageEngine.Configuration = .default,
+            objectStorage: S3Configuration? = nil
         ) {
             self.httpClient = httpClient
             self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
@@ -56,6 +61,7 @@ extension ImageDownloader {
             self.maximumRedirects = maximumRedirects
             self.maximumDownloadDuration = maximumDownloadDuration
             self.engine = engine
+            self.objectStorage = objectStorage
         }
 
         /// AsyncHTTPClient's defaults with: a 10 s connect timeout, a 15 s read timeout (the longest a body may

@@ -51,7 +51,8 @@ extension ImageDownloader {
                 trace.fetching(url)
                 route.address = try await connectionAddressPolicy?.address(toConnectFor: url)
                 let response = try await executeResendingOnClosedConnection(
-                    request, timeout: timeout, route: route, logger: task.requestLogger)
+                    signedForObjectStorage(request, of: task), timeout: timeout, route: route,
+                    logger: task.requestLogger)
                 let httpResponse = HTTPURLResponse(url: url, head: response)
                 lastResponse = httpResponse
                 trace.received(httpResponse)
@@ -72,7 +73,7 @@ extension ImageDownloader {
                 let headTime = ContinuousClock.now
                 let responseTime = Date()
                 do {
-                    try await validate(response, httpResponse)
+                    try await validate(response, httpResponse, of: task)
                 } catch {
                     // A delegate that refuses the 206 (or its status) would refuse every later try as well.
                     if resuming != nil { task.forgetKeptStart() }
@@ -186,7 +187,9 @@ extension ImageDownloader {
         return next
     }
 
-    private func validate(_ response: HTTPClientResponse, _ httpResponse: HTTPURLResponse) async throws {
+    private func validate(
+        _ response: HTTPClientResponse, _ httpResponse: HTTPURLResponse, of task: SessionDataTask
+    ) async throws {
         if let delegate, await delegate.imageDownloader(self, didReceive: httpResponse) == .cancel {
             throw KingfisherError.responseError(reason: .cancelledByDelegate(response: httpResponse))
         }
@@ -194,7 +197,8 @@ extension ImageDownloader {
         let valid = delegate?.isValidStatusCode(code, for: self) ?? (200..<400).contains(code)
         guard valid else {
             // Read a small error body so the connection can be reused; a large one just closes it.
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            let body = try? await response.body.collect(upTo: 64 * 1024)
+            if let refusal = Self.objectStorageError(body, status: code, of: task) { throw refusal }
             throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: httpResponse))
         }
         let limit = configuration.maximumResponseSize

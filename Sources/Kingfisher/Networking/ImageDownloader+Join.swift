@@ -76,12 +76,18 @@ extension ImageDownloader {
         return await joined.result()
     }
 
-    /// The request for `url`: the modifier's (an `async` modifier awaited), checked.
+    /// The request for `url` (for an `s3://` URL, the object's at its endpoint): the modifier's (an `async`
+    /// modifier awaited), checked.
     private func prepare(
         _ url: URL, modifier: (any AsyncImageDownloadRequestModifier)?
     ) async -> Result<URLRequest, KingfisherError> {
         if let modifier, !(modifier is any ImageDownloadRequestModifier) {
-            let modified = await modifier.modified(for: URLRequest(url: url, timeoutInterval: downloadTimeout))
+            let target: URL
+            switch requestURL(for: url) {
+            case .success(let sent): target = sent
+            case .failure(let error): return .failure(error)
+            }
+            let modified = await modifier.modified(for: URLRequest(url: target, timeoutInterval: downloadTimeout))
             return check(modified, modifier: modifier)
         }
         return prepareSynchronously(url, modifier: modifier) ?? .failure(.requestError(reason: .emptyRequest))
@@ -91,7 +97,12 @@ extension ImageDownloader {
     private func prepareSynchronously(
         _ url: URL, modifier: (any AsyncImageDownloadRequestModifier)?
     ) -> Result<URLRequest, KingfisherError>? {
-        let request = URLRequest(url: url, timeoutInterval: downloadTimeout)
+        let target: URL
+        switch requestURL(for: url) {
+        case .success(let sent): target = sent
+        case .failure(let error): return .failure(error)
+        }
+        let request = URLRequest(url: target, timeoutInterval: downloadTimeout)
         guard let modifier else { return check(request, modifier: nil) }
         guard let synchronous = modifier as? any ImageDownloadRequestModifier else { return nil }
         let modify: (URLRequest) -> URLRequest? = synchronous.modified(for:)

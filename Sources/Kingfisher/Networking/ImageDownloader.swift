@@ -56,7 +56,7 @@ open class ImageDownloader: @unchecked Sendable {
     /// The processings of downloaded bodies callers share, one per request and processing: each waits for its
     /// download, then decodes and processes once for all its callers.
     let processings = SharedWork<ProcessingWorkKey, Processed>()
-    private let settings: Locked<Settings>
+    let settings: Locked<Settings>
 
     struct Settings {
         var downloadTimeout: TimeInterval = 15
@@ -67,6 +67,8 @@ open class ImageDownloader: @unchecked Sendable {
         var isShutDown = false
         var logger: Logger?
         var connectionAddressPolicy: (any ConnectionAddressPolicy)?
+        /// The settings `s3://` URLs are fetched with, once known (see ``objectStorage()``).
+        var objectStorage: Result<S3Configuration, S3Configuration.EnvironmentError>?
     }
 
     /// Creates a downloader with its own HTTP client.

@@ -86,6 +86,8 @@ struct ErrorResponse: Sendable, Equatable {
                 self.init(status: .gatewayTimeout, message: "the origin did not answer in time")
             case .tooManyRedirects:
                 self.init(status: .badGateway, message: "the origin redirected too many times")
+            case .objectStorageError(_, let status, let code, _):
+                self.init(objectStorage: code, status: status)
             default:
                 self.init(status: .badGateway, message: "the origin could not be reached")
             }
@@ -114,10 +116,28 @@ struct ErrorResponse: Sendable, Equatable {
                 message: ["http", "https"].contains(scheme)
                     ? "the origin redirected to a URL that cannot be fetched"
                     : "the origin redirected to a URL that is not http or https")
+        case .requestError(.objectStorageUnconfigured):
+            self.init(status: .badGateway, message: "the object store's settings could not be read")
         case .requestError(.asyncTaskContextCancelled), .requestError(.taskCancelled):
             self.init(status: .serviceUnavailable, message: "the request was cancelled")
         default:
             self.init(status: .internalServerError, message: "internal error")
+        }
+    }
+
+    /// An S3-compatible store's refusal: a missing object is a 404, a refused key or signature a 403 (the
+    /// server's credentials; the message names the code, never the store's XML), the store asking for fewer
+    /// requests a 503 to retry after a second, anything else a 502.
+    private init(objectStorage code: String, status: Int) {
+        switch code {
+        case "NoSuchKey", "NoSuchBucket":
+            self.init(status: .notFound, message: "the object store has no such image (\(code))")
+        case "AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId", "ExpiredToken", "InvalidToken":
+            self.init(status: .forbidden, message: "the object store refused this server's request (\(code))")
+        case "SlowDown", "ServiceUnavailable", "RequestLimitExceeded":
+            self.init(status: .serviceUnavailable, message: "the object store is busy (\(code))", retryAfter: 1)
+        default:
+            self.init(status: .badGateway, message: "the object store answered \(status) (\(code))")
         }
     }
 

@@ -115,10 +115,10 @@ import Testing
     @Test func validatorsAndTheConditionalRequestTheyMake() throws {
         let both = try #require(record(["ETag": #""abc""#, "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]))
         #expect(both.hasValidator)
-        #expect(
-            both.conditionalHeaders == [
-                "If-None-Match": #""abc""#, "If-Modified-Since": "Sun, 06 Nov 1994 08:49:37 GMT",
-            ])
+        // The tag alone when there is one (a date beside it could say 304 for a body replaced within its second)
+        #expect(both.conditionalHeaders == ["If-None-Match": #""abc""#])
+        let dated = try #require(record(["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]))
+        #expect(dated.conditionalHeaders == ["If-Modified-Since": "Sun, 06 Nov 1994 08:49:37 GMT"])
         #expect(try #require(record(["etag": #"W/"v1""#])).entityTag == #"W/"v1""#)
         // Two ETags (joined by a comma), one without quotes, or a Last-Modified that is no date: no validator
         for headers in [["ETag": #""a", "b""#], ["ETag": "abc"], ["Last-Modified": "yesterday"]] {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -9,8 +9,8 @@ extension KingfisherError {
     public enum RequestErrorReason: Sendable {
         /// The request modifier returned `nil`. Code 1001.
         case emptyRequest
-        /// The request has no URL, or one the downloader cannot fetch (only `http` and `https` with a host are
-        /// accepted; `file://` URLs go through `LocalFileImageDataProvider`). Code 1002.
+        /// The request has no URL, or one the downloader cannot fetch (only `http` and `https` with a host, and
+        /// `s3://bucket/key`, are accepted; `file://` URLs go through `LocalFileImageDataProvider`). Code 1002.
         case invalidURL(request: URLRequest)
         /// The caller cancelled the download task. `task` is the shared HTTP task the caller was attached to and
         /// `token` the caller's token on it. Code 1003.
@@ -27,6 +27,9 @@ extension KingfisherError {
         /// retrieval. The provider's task is cancelled too, so a provider that honours task cancellation stops.
         /// ``KingfisherError/isTaskCancelled`` is `true` for it. Code 1006.
         case dataProviderCancelled(provider: any ImageDataProvider)
+        /// An `s3://` URL, and no object storage settings to fetch it with: the standard AWS settings could not be
+        /// read (``S3Configuration/fromEnvironment(_:profile:)`` says why in `reason`). Code 1101 (ours).
+        case objectStorageUnconfigured(url: URL, reason: String)
     }
 }
 
@@ -39,6 +42,7 @@ extension KingfisherError.RequestErrorReason {
         case .livePhotoTaskCancelled: 1004
         case .asyncTaskContextCancelled: 1005
         case .dataProviderCancelled: 1006
+        case .objectStorageUnconfigured: 1101
         }
     }
 
@@ -48,8 +52,8 @@ extension KingfisherError.RequestErrorReason {
             return "The request modifier returned nil, so no request was sent."
         case .invalidURL(let request):
             let url = request.url?.absoluteString ?? "(no URL)"
-            return "The URL \(url) cannot be downloaded: only http and https URLs with a host are supported "
-                + "(use LocalFileImageDataProvider for file URLs)."
+            return "The URL \(url) cannot be downloaded: only http and https URLs with a host, and s3://bucket/key, "
+                + "are supported (use LocalFileImageDataProvider for file URLs)."
         case .taskCancelled(let task, let token):
             return "The download of \(task.url.absoluteString) was cancelled by its caller (token \(token))."
         case .livePhotoTaskCancelled(let source):
@@ -59,6 +63,9 @@ extension KingfisherError.RequestErrorReason {
         case .dataProviderCancelled(let provider):
             return
                 "Loading the image of the data provider with cache key \(provider.cacheKey) was cancelled by its caller."
+        case .objectStorageUnconfigured(let url, let reason):
+            return "\(url.absoluteString) cannot be fetched: \(reason) (set ImageDownloader.Configuration."
+                + "objectStorage, or the AWS_* variables)."
         }
     }
 }

@@ -34,6 +34,10 @@ extension KingfisherError {
         /// however steadily bytes were arriving; `url` is the URL being fetched then (the last redirect's target).
         /// Code 2104 (ours).
         case downloadDurationExceeded(url: URL, limit: TimeInterval)
+        /// An S3-compatible store refused the request for an `s3://` URL: `code` is its error code (`NoSuchKey`,
+        /// `NoSuchBucket`, `AccessDenied`, `SignatureDoesNotMatch`, `SlowDown`...) and `message` its explanation,
+        /// both from its XML answer; `statusCode` the HTTP status it came with. Code 2105 (ours).
+        case objectStorageError(url: URL, statusCode: Int, code: String, message: String)
     }
 }
 
@@ -50,6 +54,7 @@ extension KingfisherError.ResponseErrorReason {
         case .requestTimedOut: 2102
         case .tooManyRedirects: 2103
         case .downloadDurationExceeded: 2104
+        case .objectStorageError: 2105
         }
     }
 
@@ -84,6 +89,9 @@ extension KingfisherError.ResponseErrorReason {
         case .downloadDurationExceeded(let url, let limit):
             return "The download of \(url.absoluteString) did not finish within \(limit) s "
                 + "(ImageDownloader.Configuration.maximumDownloadDuration); it was stopped."
+        case .objectStorageError(let url, let statusCode, let code, let message):
+            return "The object store refused \(url.absoluteString) with \(code) (status \(statusCode))"
+                + (message.isEmpty ? "." : ": \(message)")
         }
     }
 }

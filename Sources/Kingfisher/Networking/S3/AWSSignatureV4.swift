@@ -7,18 +7,8 @@ package import Foundation
 ///
 /// Only signing: the credentials come from the caller (the environment, a profile), the request from the S3 source.
 package struct AWSSignatureV4: Sendable {
-    /// An access key, its secret and, for temporary credentials, the session token sent beside them.
-    package struct Credentials: Sendable, Equatable {
-        package var accessKeyID: String
-        package var secretAccessKey: String
-        package var sessionToken: String?
-
-        package init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
-            self.accessKeyID = accessKeyID
-            self.secretAccessKey = secretAccessKey
-            self.sessionToken = sessionToken
-        }
-    }
+    /// The key that signs: ``AWSCredentials``.
+    package typealias Credentials = AWSCredentials
 
     /// A header as it is signed and sent.
     package struct Header: Sendable, Equatable {
