@@ -94,7 +94,8 @@ import Testing
     }
 
     @Test func aWrongSecretIsRefusedAsSignatureDoesNotMatch() async throws {
-        try await withStore(storage: { $0.configuration(secret: "not-the-secret") }) { server, manager, _, bucket in
+        let wrongSecret: (S3TestServer) -> S3Configuration = { $0.configuration(secret: "not-the-secret") }
+        try await withStore(storage: wrongSecret) { server, manager, _, bucket in
             try await server.put(Fixtures.png(), bucket: bucket, key: "a.png")
             let url = try #require(URL(string: "s3://\(bucket)/a.png"))
             await #expect {
