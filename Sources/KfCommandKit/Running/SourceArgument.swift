@@ -1,7 +1,7 @@
 import Foundation
 package import Kingfisher
 
-/// A SOURCE argument: an http(s) URL, a `file://` URL or a file path.
+/// A SOURCE argument: an http(s) URL, an `s3://bucket/key`, a `file://` URL or a file path.
 package struct SourceArgument: Hashable {
     /// What the user typed.
     package let text: String
@@ -13,7 +13,9 @@ package struct SourceArgument: Hashable {
         self.text = text
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw CommandFailure("an empty source") }
-        if let scheme = Self.scheme(of: trimmed) {
+        if Self.scheme(of: trimmed) == "s3" {
+            source = .network(try Self.object(trimmed).url)
+        } else if let scheme = Self.scheme(of: trimmed) {
             guard let url = URL(string: trimmed) else { throw CommandFailure("\(text): not a valid URL") }
             switch scheme {
             case "http", "https":
@@ -22,12 +24,24 @@ package struct SourceArgument: Hashable {
             case "file":
                 source = .provider(LocalFileImageDataProvider(fileURL: url))
             default:
-                throw CommandFailure("\(text): unsupported scheme \"\(scheme)\" (use http, https, file or a path)")
+                throw CommandFailure(
+                    "\(text): unsupported scheme \"\(scheme)\" (use http, https, s3, file or a path)")
             }
         } else {
             let url = URL(fileURLWithPath: (trimmed as NSString).expandingTildeInPath)
             source = .provider(LocalFileImageDataProvider(fileURL: url.standardizedFileURL))
         }
+    }
+
+    /// The object `s3://bucket/key` names, its key as typed (as the AWS CLI reads it: `a b.jpg` is that key, and
+    /// so is `a%20b.jpg` the key with a percent sign).
+    private static func object(_ text: String) throws(CommandFailure) -> S3Location {
+        let path = text.dropFirst("s3://".count)
+        let parts = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let location = S3Location(bucket: String(parts[0]), key: String(parts[1])) else {
+            throw CommandFailure("\(text): an S3 source is s3://BUCKET/KEY")
+        }
+        return location
     }
 
     /// The lower-cased scheme when `text` starts with one (`name:` followed by `//`); paths have none.
