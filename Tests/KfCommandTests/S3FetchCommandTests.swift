@@ -92,7 +92,8 @@ struct S3FetchCommandTests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("(SignatureDoesNotMatch): check AWS_SECRET_ACCESS_KEY"), "\(refused.stderr)")
         let noProfile = try await Kf.run(
-            ["fetch", "s3://\(bucket)/a.png", "--no-cache"], environment: environment(home: dir, ["AWS_PROFILE": "nope"]))
+            ["fetch", "s3://\(bucket)/a.png", "--no-cache"],
+            environment: environment(home: dir, ["AWS_PROFILE": "nope"]))
         #expect(noProfile.status != 0)
         #expect(noProfile.stderr.contains("the AWS profile 'nope' is in neither settings file"), "\(noProfile.stderr)")
         // Nothing but the error lines: no XML, no stack

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension ImageCache {
     /// How the HTTP cache records in a cache's directory stand (one record per network source stored while
@@ -44,6 +44,18 @@ extension ImageCache {
     /// Whether the entry of `key` made by the processor `processorIdentifier` (`""` for the original) is fresh by
     /// its HTTP cache record: it was stored from the response the record describes, and that response is within
     /// its freshness lifetime. `false` without a record. Ours.
+    /// Until when the entry of `key` made by the processor `processorIdentifier` (`""` for the original) is fresh
+    /// by its HTTP cache record; `nil` when it is not fresh now, or has no record. Ours.
+    public func freshByHTTPUntil(
+        forKey key: String, processorIdentifier: String = "", policy: HTTPCachePolicy = .followsResponseHeaders
+    ) async -> Date? {
+        guard let record = await httpRecords.record(forKey: key, in: self) else { return nil }
+        let now = diskStorage.config.now()
+        guard record.state(ofVariant: processorIdentifier, at: now, policy: policy) == .fresh else { return nil }
+        let left = record.freshnessLifetime(heuristicLimit: policy.heuristicFreshnessLimit) - record.currentAge(at: now)
+        return now.addingTimeInterval(max(0, left))
+    }
+
     public func isFreshByHTTP(
         forKey key: String, processorIdentifier: String = "", policy: HTTPCachePolicy = .followsResponseHeaders
     ) async -> Bool {

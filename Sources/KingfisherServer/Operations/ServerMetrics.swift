@@ -13,7 +13,7 @@ import KingfisherLocking
 /// | `kf_serve_requests_queued` | gauge | none |
 final class ServerMetrics: Sendable {
     enum ResultOrigin: String, CaseIterable {
-        case memory, disk, made, joined
+        case memory, disk, store, made, joined
     }
 
     private let factory: any MetricsFactory

@@ -10,6 +10,9 @@ struct ServedImage: CacheCostCalculable, Sendable {
     let body: ByteBuffer
     let contentType: String
     let etag: String
+    /// For a result read from the shared result store: served until this instant whatever this instance knows of
+    /// its source (the store said until when its source was fresh); `nil` for a result made here.
+    var storedUntil: Date?
 
     /// An encoded image, its media type read from its first bytes.
     init(data: Data) {

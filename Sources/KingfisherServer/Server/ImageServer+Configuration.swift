@@ -43,6 +43,40 @@ extension ImageServer {
         }
     }
 
+    /// Images named by a path read from S3-compatible object storage, as thumbor's S3 loader reads them: with one
+    /// bucket, the path is the key in it; with several, the path's first part names the bucket (one of them) and
+    /// the rest is the key. `keyPrefix` goes before every key (thumbor's `TC_AWS_LOADER_ROOT_PATH`).
+    public struct S3Loader: Sendable, Equatable {
+        public var buckets: [String]
+        public var keyPrefix: String
+
+        public init(buckets: [String], keyPrefix: String = "") {
+            self.buckets = buckets
+            self.keyPrefix = keyPrefix
+        }
+    }
+
+    /// Where made results are kept for every instance to serve: `s3://bucket/prefix`, each result under the name
+    /// the disk cache gives it. The local cache stays in front of it.
+    public struct ResultStore: Sendable, Equatable {
+        public var bucket: String
+        public var prefix: String
+
+        public init(bucket: String, prefix: String = "") {
+            self.bucket = bucket
+            self.prefix = prefix
+        }
+
+        /// Reads `s3://bucket[/prefix]`; `nil` for anything else.
+        public init?(_ text: String) {
+            guard text.lowercased().hasPrefix("s3://") else { return nil }
+            let parts = text.dropFirst(5).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let bucket = parts.first, S3Location(bucket: String(bucket), key: "k") != nil else { return nil }
+            let prefix = parts.count > 1 ? String(parts[1]) : ""
+            self.init(bucket: String(bucket), prefix: prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix)
+        }
+    }
+
     /// How the server runs: who may ask, what it fetches, what it answers with, and its limits.
     public struct Configuration: Sendable {
         /// The key thumbor URLs are signed with. Without one, only `unsafe/` URLs can work (and need
@@ -59,6 +93,14 @@ extension ImageServer {
         /// (thumbor's `file_loader_http_fallback`, so `127.0.0.1:8080/a.jpg` still reaches that origin); `false`
         /// answers it `404` (thumbor's `file_loader`). `true` by default.
         public var rootFallsBackToHTTP = true
+        /// Read images named by a path from S3-compatible storage instead (not with a ``rootDirectory``). `nil`
+        /// by default.
+        public var s3Loader: S3Loader?
+        /// Keep made results in S3-compatible storage as well, where every instance finds them. `nil` by default.
+        public var resultStore: ResultStore?
+        /// The endpoint, region and credentials of the S3 loader, the result store and `s3://` sources; `nil` (the
+        /// default) reads the standard AWS settings (`AWS_*` variables, `~/.aws` profiles).
+        public var objectStorage: S3Configuration?
         /// Answer WebP to clients that accept it when the URL asks for no format (`Vary: Accept` then).
         public var autoWebP = false
         /// Answer AVIF to clients that accept it when the URL asks for no format; preferred over WebP.

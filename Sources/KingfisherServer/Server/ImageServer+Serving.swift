@@ -77,7 +77,11 @@ extension ImageServer {
     /// A result kept in memory, while its source's cache entry is current.
     private func recentResult(forKey key: String, source: Source, plan: ResultPlan) async -> ServedImage? {
         guard let recent = recentResults.value(forKey: key) else { return nil }
-        guard await isCurrent(source, plan: plan) else {
+        if let until = recent.storedUntil, until > Date() {
+            metrics.countResult(from: .memory)
+            return recent
+        }
+        guard recent.storedUntil == nil, await isCurrent(source, plan: plan) else {
             recentResults.remove(forKey: key)
             return nil
         }
@@ -97,7 +101,7 @@ extension ImageServer {
     /// and decoded whole.
     private func overlay(_ url: String, logger: Logger?) async throws -> KFCrossPlatformImage {
         let source = try locator.source(for: url)
-        if case .network(let resource) = source {
+        if case .network(let resource) = source, S3Location(url: resource.downloadURL) == nil {
             try await sourceGuard.check(resource.downloadURL)
         }
         var options: KingfisherOptionsInfo = [.redirectHandler(sourceGuard)]
@@ -106,8 +110,8 @@ extension ImageServer {
     }
 
     /// Makes (or finds) the encoded result. While the source is current: in memory (made by work that ended while
-    /// this one waited for its turn), or in the disk cache. Otherwise the library's retrieval, which revalidates or
-    /// downloads the original (guarded), processes it and stores the encoded result.
+    /// this one waited for its turn), or in the disk cache. Otherwise in the shared result store when there is one
+    /// and it has the result while its source is fresh; else made here (and then kept in the store).
     private func make(source: Source, plan: ResultPlan, key: String, logger: Logger?) async throws -> ServedImage {
         let cache = manager.cache
         if await isCurrent(source, plan: plan) {
@@ -119,7 +123,36 @@ extension ImageServer {
                 return remember(ServedImage(data: data), forKey: key, from: .disk)
             }
         }
-        if case .network(let resource) = source {
+        // Made by another instance (or by this one before it restarted), while its source was fresh.
+        let name = cache.hash(forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
+        if let resultStore, let stored = await resultStore.result(named: name, now: Date()) {
+            var image = stored.image
+            image.storedUntil = stored.freshUntil ?? .distantFuture
+            return remember(image, forKey: key, from: .store)
+        }
+        let made = try await makeHere(source: source, plan: plan, key: key, logger: logger)
+        if let resultStore {
+            // Shared while its source is fresh: a network source's until its record says, a file's for good.
+            switch source {
+            case .network:
+                if let freshUntil = await cache.freshByHTTPUntil(
+                    forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
+                {
+                    await resultStore.keep(made, named: name, freshUntil: freshUntil)
+                }
+            case .provider:
+                await resultStore.keep(made, named: name, freshUntil: nil)
+            }
+        }
+        return remember(made, forKey: key, from: .made)
+    }
+
+    /// Makes the encoded result here: the library's retrieval revalidates or downloads the original (guarded),
+    /// processes it and stores the encoded result.
+    private func makeHere(source: Source, plan: ResultPlan, key: String, logger: Logger?) async throws -> ServedImage {
+        let cache = manager.cache
+        // (An `s3://` source is checked when its request connects: the guard vets the endpoint as any origin.)
+        if case .network(let resource) = source, S3Location(url: resource.downloadURL) == nil {
             try await sourceGuard.check(resource.downloadURL)
         }
         // A result in the source's format made from an original held in memory gets no original bytes from the
@@ -142,18 +175,14 @@ extension ImageServer {
         if let logger { options.append(.logger(logger)) }
         let retrieved = try await manager.retrieveImage(with: source, options: options)
         // The bytes the retrieval encoded and wrote; the disk entry when it found the result made already.
-        if let data = retrieved.encodedData, !data.isEmpty {
-            return remember(ServedImage(data: data), forKey: key, from: .made)
-        }
-        if let data = await cache.diskData(forComputedKey: key), !data.isEmpty {
-            return remember(ServedImage(data: data), forKey: key, from: .made)
-        }
+        if let data = retrieved.encodedData, !data.isEmpty { return ServedImage(data: data) }
+        if let data = await cache.diskData(forComputedKey: key), !data.isEmpty { return ServedImage(data: data) }
         // The disk cache could not keep it (full, read-only): encode here and serve it all the same.
         guard let data = serializer.data(with: retrieved.image, original: retrieved.data()) else {
             throw KingfisherError.cacheError(
                 reason: .cannotSerializeImage(image: retrieved.image, original: nil, serializer: serializer))
         }
-        return remember(ServedImage(data: data), forKey: key, from: .made)
+        return ServedImage(data: data)
     }
 
     private func remember(_ image: ServedImage, forKey key: String, from origin: ServerMetrics.ResultOrigin)

@@ -38,6 +38,8 @@ public final class ImageServer: Sendable {
     /// costs memory in proportion to the limits, not to the burst.
     let gate: Limiter
     let metrics: ServerMetrics
+    /// Where made results are shared with the other instances, when configured.
+    let resultStore: SharedResultStore?
     /// Held here: the downloader keeps its delegate weakly.
     private let statusPolicy = SuccessOnlyStatusPolicy()
 
@@ -83,7 +85,7 @@ public final class ImageServer: Sendable {
                 maximumResponseSize: configuration.maximumSourceBytes,
                 maximumRedirects: 5,
                 maximumDownloadDuration: configuration.originTimeout,
-                engine: configuration.engine))
+                engine: configuration.engine, objectStorage: configuration.objectStorage))
         downloader.downloadTimeout = configuration.originTimeout
         downloader.delegate = statusPolicy
         downloader.logger = logger
@@ -96,7 +98,14 @@ public final class ImageServer: Sendable {
         self.manager = manager
         self.sourceGuard = sourceGuard
         locator = SourceLocator(
-            rootDirectory: configuration.rootDirectory, fallsBackToHTTP: configuration.rootFallsBackToHTTP)
+            rootDirectory: configuration.rootDirectory, fallsBackToHTTP: configuration.rootFallsBackToHTTP,
+            s3: configuration.s3Loader)
+        resultStore = configuration.resultStore.map { place in
+            SharedResultStore(
+                place,
+                storage: configuration.objectStorage ?? (try? S3Configuration.fromEnvironment()) ?? S3Configuration(),
+                timeout: configuration.originTimeout, logger: logger)
+        }
         recentResults = MemoryStorage.Backend(
             config: MemoryStorage.Config(totalCostLimit: max(0, configuration.resultMemoryBytes)))
         gate = Limiter(

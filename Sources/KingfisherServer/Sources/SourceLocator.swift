@@ -7,16 +7,20 @@ import Kingfisher
 /// (`file_loader_http_fallback`), unless the root is the only place (`file_loader`).
 ///
 /// Files: absolute paths and `..` are refused, and so is a path whose real location (symlinks resolved) is outside
-/// the root.
+/// the root. With an S3 loader, a path is an object's key instead (see ``ImageServer/S3Loader``): fetched as an
+/// `s3://` URL, through the source guard like any origin.
 struct SourceLocator: Sendable {
     /// The root, its symlinks resolved.
     let root: URL?
     /// Whether a path that is no file under the root is fetched over `http://`.
     let fallsBackToHTTP: Bool
+    /// Where a path names an object, when it does.
+    let s3: ImageServer.S3Loader?
 
-    init(rootDirectory: URL?, fallsBackToHTTP: Bool = true) {
+    init(rootDirectory: URL?, fallsBackToHTTP: Bool = true, s3: ImageServer.S3Loader? = nil) {
         root = rootDirectory?.standardizedFileURL.resolvingSymlinksInPath()
         self.fallsBackToHTTP = fallsBackToHTTP
+        self.s3 = s3
     }
 
     func source(for image: String) throws(ImageServerError) -> Source {
@@ -27,6 +31,7 @@ struct SourceLocator: Sendable {
             }
             return .network(url)
         }
+        if let s3 { return .network(try object(image, loader: s3).url) }
         if let root {
             do {
                 return .provider(LocalFileImageDataProvider(fileURL: try file(image, in: root)))
@@ -38,6 +43,25 @@ struct SourceLocator: Sendable {
             url.host != nil
         else { throw .sourceNotAllowed }
         return .network(url)
+    }
+
+    /// The object a path names for the S3 loader: its key in the one bucket, or in the bucket its first part
+    /// names, which must be one of the loader's (any other is refused, as a host off the allow-list is).
+    private func object(_ path: String, loader: ImageServer.S3Loader) throws(ImageServerError) -> S3Location {
+        var path = Substring(path)
+        while path.hasPrefix("/") { path = path.dropFirst() }
+        let bucket: String
+        if loader.buckets.count == 1, let only = loader.buckets.first {
+            bucket = only
+        } else {
+            let parts = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, loader.buckets.contains(String(parts[0])) else { throw .sourceNotAllowed }
+            bucket = String(parts[0])
+            path = parts[1]
+        }
+        let key = loader.keyPrefix.isEmpty ? String(path) : loader.keyPrefix + "/" + path
+        guard !path.isEmpty, let location = S3Location(bucket: bucket, key: key) else { throw .fileNotFound }
+        return location
     }
 
     private func file(_ path: String, in root: URL) throws(ImageServerError) -> URL {

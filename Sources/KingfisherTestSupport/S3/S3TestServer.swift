@@ -72,7 +72,7 @@ public final class S3TestServer: Sendable {
         process.arguments = [script.path]
         let (toServer, fromServer) = (Pipe(), Pipe())
         let errors = FileManager.default.temporaryDirectory.appending(path: "kf-s3-test-server-\(UUID()).log")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardInput = toServer
         process.standardOutput = fromServer
         process.standardError = try FileHandle(forWritingTo: errors)
@@ -116,14 +116,19 @@ public final class S3TestServer: Sendable {
         try await command(["op": "bucket", "bucket": bucket])
     }
 
-    /// Puts `data` as `bucket/key` (through boto3).
-    public func put(_ data: Data, bucket: String, key: String, contentType: String = "application/octet-stream")
-        async throws
-    {
+    /// Puts `data` as `bucket/key` (through boto3), with `cacheControl` as the object's `Cache-Control` when given.
+    public func put(
+        _ data: Data, bucket: String, key: String, contentType: String = "application/octet-stream",
+        cacheControl: String? = nil
+    ) async throws {
         let file = FileManager.default.temporaryDirectory.appending(path: "kf-s3-put-\(UUID())")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        try await command(["op": "put", "bucket": bucket, "key": key, "file": file.path, "contentType": contentType])
+        var command: [String: any Sendable] = [
+            "op": "put", "bucket": bucket, "key": key, "file": file.path, "contentType": contentType,
+        ]
+        if let cacheControl { command["cacheControl"] = cacheControl }
+        try await self.command(command)
     }
 
     /// What boto3 reads back of `bucket/key`; `nil` when there is no such object.

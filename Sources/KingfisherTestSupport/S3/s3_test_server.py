@@ -4,7 +4,7 @@ tests switch on per object path (a delay before the answer, a body cut after som
 
 It prints one JSON line when ready: {"port", "accessKeyID", "secretAccessKey"}. Then it reads commands, one JSON
 object per line on stdin, and answers each with one JSON line: {"op": "bucket", "bucket"}, {"op": "put", "bucket",
-"key", "file", "contentType"} (written with boto3, not with the code under test), {"op": "get", "bucket", "key"}
+"key", "file", "contentType", "cacheControl"?} (written with boto3, not with the code under test), {"op": "get", "bucket", "key"}
 (what boto3 reads back: size, content type, metadata), {"op": "fault", "path", "times", "delay"?, "drop_after"?},
 {"op": "seen"} (every request so far: method, path, Range, traceparent). It stops when stdin closes.
 """
@@ -94,12 +94,14 @@ for line in sys.stdin:
         if op == "bucket":
             s3.create_bucket(Bucket=command["bucket"])
         elif op == "put":
+            extra = {"CacheControl": command["cacheControl"]} if command.get("cacheControl") else {}
             with open(command["file"], "rb") as file:
                 s3.put_object(
                     Bucket=command["bucket"],
                     Key=command["key"],
                     Body=file.read(),
                     ContentType=command.get("contentType", "application/octet-stream"),
+                    **extra,
                 )
         elif op == "get":
             got = s3.get_object(Bucket=command["bucket"], Key=command["key"])

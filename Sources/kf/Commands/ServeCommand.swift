@@ -62,6 +62,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "With --root, answer 404 for a path that is no file there instead of fetching it (file_loader).")
     var rootOnly = false
 
+    @Option(
+        name: .customLong("s3-bucket"),
+        help: ArgumentHelp(
+            "Read images named by a path from this S3 bucket (the path is the key); repeat for more (the path's "
+                + "first part then names the bucket, one of these). Endpoint, region and keys come from the AWS_* "
+                + "variables or ~/.aws profiles; the endpoint passes the --allow-source check as any origin.",
+            valueName: "BUCKET"))
+    var s3Buckets: [String] = []
+
+    @Option(help: ArgumentHelp("With --s3-bucket, a prefix put before every key.", valueName: "PREFIX"))
+    var s3KeyPrefix: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep made results in this S3 bucket too, where every instance finds them (the local cache stays in "
+                + "front).", valueName: "s3://BUCKET[/PREFIX]"))
+    var resultStore: String?
+
     @Flag(help: "Answer WebP to clients that accept it when the URL names no format.")
     var autoWebp = false
 
@@ -115,6 +133,37 @@ struct ServeCommand: AsyncParsableCommand {
             "Log from this level up to stderr (access lines are info). Default info.", valueName: "LEVEL"))
     var logLevel: String?
 
+    /// The S3 loader and the result store, and the AWS settings they use (read now: a broken profile stops the
+    /// start, not the first request).
+    private func configureObjectStorage(
+        _ configuration: inout ImageServer.Configuration, environment: ServeEnvironment
+    ) throws {
+        let buckets = s3Buckets.isEmpty ? environment.list("S3_BUCKET") : s3Buckets
+        if !buckets.isEmpty {
+            guard configuration.rootDirectory == nil else {
+                throw ValidationError("--s3-bucket and --root both name where paths are read from: choose one.")
+            }
+            for bucket in buckets where S3Location(bucket: bucket, key: "k") == nil {
+                throw ValidationError("--s3-bucket \(bucket): not a bucket name.")
+            }
+            var prefix = s3KeyPrefix ?? environment.string("S3_KEY_PREFIX") ?? ""
+            while prefix.hasSuffix("/") { prefix.removeLast() }
+            configuration.s3Loader = ImageServer.S3Loader(buckets: buckets, keyPrefix: prefix)
+        }
+        if let store = resultStore ?? environment.string("RESULT_STORE") {
+            guard let place = ImageServer.ResultStore(store) else {
+                throw ValidationError("--result-store \(store): expected s3://BUCKET or s3://BUCKET/PREFIX.")
+            }
+            configuration.resultStore = place
+        }
+        guard configuration.s3Loader != nil || configuration.resultStore != nil else { return }
+        do {
+            configuration.objectStorage = try S3Configuration.fromEnvironment()
+        } catch {
+            throw ValidationError("the AWS settings for S3: \(error)")
+        }
+    }
+
     func run() async throws {
         let environment = ServeEnvironment(ProcessInfo.processInfo.environment)
         var configuration = ImageServer.Configuration()
@@ -138,6 +187,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.rootDirectory = URL(fileURLWithPath: root, isDirectory: true)
         }
         configuration.rootFallsBackToHTTP = !(rootOnly || environment.flag("ROOT_ONLY"))
+        try configureObjectStorage(&configuration, environment: environment)
         configuration.autoWebP = autoWebp || environment.flag("AUTO_WEBP")
         configuration.autoAVIF = autoAvif || environment.flag("AUTO_AVIF")
         if let value = try maxAge ?? environment.integer("MAX_AGE") { configuration.maxAge = max(0, value) }
