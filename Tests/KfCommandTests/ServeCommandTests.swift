@@ -135,6 +135,49 @@ import Testing
         try await origin.shutdown()
     }
 
+    /// `--s3-bucket` and `--result-store` with the AWS settings in the environment, as an operator starts it: a path
+    /// is a key in the bucket, and the result lands in the store.
+    @Test func anS3BucketAsTheSourceAndAnotherAsTheResultStore() async throws {
+        let store = try await S3TestServer.shared()
+        let (images, results) = (
+            "kf-cli-src-\(UUID().uuidString.prefix(6).lowercased())",
+            "kf-cli-res-\(UUID().uuidString.prefix(6).lowercased())"
+        )
+        try await store.createBucket(images)
+        try await store.createBucket(results)
+        try await store.put(
+            try Samples.jpeg(width: 600, height: 400), bucket: images, key: "cats/tom.jpg", contentType: "image/jpeg",
+            cacheControl: "max-age=600")
+        let dir = try TempDir()
+        let environment = [
+            "HOME": dir.url.path, "AWS_PROFILE": "", "AWS_ACCESS_KEY_ID": store.credentials.accessKeyID,
+            "AWS_SECRET_ACCESS_KEY": store.credentials.secretAccessKey, "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": store.endpoint.absoluteString,
+        ]
+        let serving = try await startServe(
+            [
+                "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(store.endpoint.port ?? 0)", "--s3-bucket",
+                images, "--result-store", "s3://\(results)/thumbs", "--cache-dir", dir.path("cache"), "--log-level",
+                "warning",
+            ], environment: environment, in: dir)
+        defer { if serving.process.isRunning { serving.process.terminate() } }
+        let answer = try await get(serving.baseURL + "/unsafe/300x200/cats/tom.jpg")
+        #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+        let made = try KFCrossPlatformImage(decoding: answer.body)
+        #expect(made.pixelWidth == 300 && made.pixelHeight == 200)
+        let stored = try await store.requests().filter {
+            $0.method == "PUT" && $0.path.hasPrefix("/\(results)/thumbs/")
+        }
+        #expect(stored.count == 1)
+        #expect(try await get(serving.baseURL + "/unsafe/300x200/cats/none.jpg").status == 404)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+        // A result store that is no s3:// URL stops the start with one line
+        let refused = try await Kf.run(
+            ["serve", "--unsafe", "--result-store", "/tmp/results"], environment: environment)
+        #expect(refused.status != 0 && refused.stderr.contains("expected s3://BUCKET"))
+    }
+
     /// The README's example: `--root` and an `--allow-source` origin together, as thumbor's
     /// `file_loader_http_fallback` reads them: a file under the root when there is one, else the origin a path
     /// starting with a host names; a plain path that is no file stays a 404, and `--root-only` fetches nothing.

@@ -100,11 +100,12 @@ import Testing
         let storage = S3Configuration(
             endpoint: URL(string: "http://127.0.0.1:\(endpoint.port)")!,
             credentials: AWSCredentials(accessKeyID: "AKID", secretAccessKey: "secret"), addressing: .path)
-        try await withHarness({ configuration in
+        let busy = { (configuration: inout ImageServer.Configuration) in
             configuration.s3Loader = ImageServer.S3Loader(buckets: ["busy"])
             configuration.objectStorage = storage
             configuration.allowedSources = [.init(host: "127.0.0.1", port: endpoint.port)]
-        }) { harness in
+        }
+        try await withHarness(busy) { harness in
             let answer = try await harness.request("/unsafe/100x50/a.jpg")
             #expect(answer.status == 503)
             #expect(answer.header("Retry-After") != nil)
