@@ -7,12 +7,22 @@
 # the next one. wrk loads the front for SECONDS over the wallpaper photos x 100 widths; one `kf serve` host is
 # killed (SIGKILL) at a third of the run. Then the same with round-robin, for comparison. Root only.
 #
-#   Benchmarks/serve-hosts.sh [seconds]      # 30 s by default; from anywhere; KF_BINARY=PATH to use that kf
+#   Benchmarks/serve-hosts.sh [seconds]                 # 30 s by default; from anywhere; KF_BINARY=PATH for that kf
+#   Benchmarks/serve-hosts.sh --shared-store [seconds]  # the hosts also share one result store (an S3 bucket)
 #
 # Prints per run: hosts=3 requests=N failed=F origin_fetches_per_original=X
 # Goals (issue 30): F = 0, X <= 1.4 with the hash (round-robin gives about 3).
+#
+# With --shared-store, a sixth namespace runs moto's S3-compatible server (from .venv-test, scripts/test-venv) and
+# every host runs with --result-store s3://kf-results/bench; each run also prints results_made_per_result: the
+# results written to the bucket over the distinct results written (each host writes what it makes).
 set -euo pipefail
 
+SHARED_STORE=0
+if [ "${1:-}" = "--shared-store" ]; then
+    SHARED_STORE=1
+    shift
+fi
 DURATION="${1:-30}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/loopback-server.sh
@@ -31,7 +41,14 @@ PHOTOS=$(ls "$WORK/corpus" | wc -l)
 TAG="k$$"  # names of this run's namespaces and links
 NET="$TAG-net"
 HOSTS=(origin s1 s2 s3 front)
-declare -A ADDRESS=([origin]=10.77.0.10 [s1]=10.77.0.11 [s2]=10.77.0.12 [s3]=10.77.0.13 [front]=10.77.0.20)
+declare -A ADDRESS=([origin]=10.77.0.10 [s1]=10.77.0.11 [s2]=10.77.0.12 [s3]=10.77.0.13 [front]=10.77.0.20 [store]=10.77.0.30)
+if [ "$SHARED_STORE" = 1 ]; then
+    HOSTS+=(store)
+    "$ROOT/scripts/test-venv"
+fi
+STORE="http://${ADDRESS[store]}:9000"
+STORE_ENV=(AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1 "AWS_ENDPOINT_URL=$STORE"
+    AWS_PROFILE= "HOME=$WORK")
 PIDS=()
 
 stop_processes() {
@@ -149,10 +166,21 @@ run() { # POLICY
     : >"$WORK/origin/access.log"
     ip netns exec "$TAG-origin" nginx -c "$WORK/origin/nginx.conf" -p "$WORK/origin" &
     PIDS+=($!)
-    local serving=()
+    local serving=() store_flags=()
+    if [ "$SHARED_STORE" = 1 ]; then
+        # moto's server, answering every key (it checks no signatures unless told to), logging each request.
+        ip netns exec "$TAG-store" "$ROOT/.venv-test/bin/moto_server" -H "${ADDRESS[store]}" -p 9000 \
+            >"$WORK/store.log" 2>&1 &
+        PIDS+=($!)
+        wait_for "$STORE/" in_host front
+        in_host front env "${STORE_ENV[@]}" "$ROOT/.venv-test/bin/python3" -c \
+            "import boto3; boto3.client('s3').create_bucket(Bucket='kf-results')"
+        store_flags=(--result-store s3://kf-results/bench)
+    fi
     for host in s1 s2 s3; do
-        ip netns exec "$TAG-$host" "$KF" serve --host "${ADDRESS[$host]}" --port 8888 --unsafe --allow-source "$ORIGIN" \
-            --cache-dir "$WORK/cache-$host" --log-level error >"$WORK/$host.log" 2>&1 &
+        ip netns exec "$TAG-$host" env "${STORE_ENV[@]}" "$KF" serve --host "${ADDRESS[$host]}" --port 8888 --unsafe \
+            --allow-source "$ORIGIN" --cache-dir "$WORK/cache-$host" --log-level error "${store_flags[@]}" \
+            >"$WORK/$host.log" 2>&1 &
         PIDS+=($!)
         serving+=($!)
     done
@@ -177,10 +205,16 @@ run() { # POLICY
     local fetches originals
     fetches=$(grep -c '\.jpg$' "$WORK/origin/access.log" || true)
     originals=$(grep '\.jpg$' "$WORK/origin/access.log" | sort -u | wc -l)
-    python3 -c "import sys; f, o = int(sys.argv[1]), int(sys.argv[2]); print(f'{sys.argv[3]}: hosts=3 {sys.argv[4]} origin_fetches_per_original={f / o if o else 0:.2f}')" \
-        "$fetches" "$originals" "$policy" "$counts"
+    local made="" writes distinct
+    if [ "$SHARED_STORE" = 1 ]; then
+        writes=$(grep -c '"PUT /kf-results/bench/' "$WORK/store.log" || true)
+        distinct=$(grep -oE '"PUT /kf-results/bench/[^ ]+' "$WORK/store.log" | sort -u | wc -l)
+        made=$(python3 -c "import sys; w, d = int(sys.argv[1]), int(sys.argv[2]); print(f' results_made_per_result={w / d if d else 0:.2f}')" "$writes" "$distinct")
+    fi
+    python3 -c "import sys; f, o = int(sys.argv[1]), int(sys.argv[2]); print(f'{sys.argv[3]}: hosts=3 {sys.argv[4]} origin_fetches_per_original={f / o if o else 0:.2f}{sys.argv[5]}')" \
+        "$fetches" "$originals" "$policy" "$counts" "$made"
 }
 
-echo "== ${DURATION}s of wrk against the front; kf serve host s1 killed at $((DURATION / 3))s"
+echo "== ${DURATION}s of wrk against the front; kf serve host s1 killed at $((DURATION / 3))s$([ "$SHARED_STORE" = 1 ] && echo "; results shared in s3://kf-results/bench")"
 run hash
 run round-robin
