@@ -36,7 +36,7 @@ extension GalleryCommandTests {
         let run = try await Kf.run(
             ["gallery"] + urls + Self.layout + [
                 "--cache-dir", scratch.path("cache"), "--report", scratch.path("report.json"),
-                "--screenshots", scratch.path("film"), "--screenshot-every", "0.25", "--screenshot-until", "30",
+                "--screenshots", scratch.path("film"), "--screenshot-every", "0.25", "--screenshot-until", "90",
                 "--screenshot-settle", "0.5",
             ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -99,7 +99,7 @@ extension GalleryCommandTests {
                 ["gallery"] + urls + Self.layout + [
                     "--cache-dir", scratch.path("cache-\(scale)"), "--report", scratch.path("report.json"),
                     "--screenshots", scratch.path("film-\(scale)"), "--screenshot-every", "0.5",
-                    "--screenshot-until", "30", "--screenshot-settle", "0.3",
+                    "--screenshot-until", "90", "--screenshot-settle", "0.3",
                 ], environment: ["GDK_SCALE": "\(scale)"])
             #expect(run.status == 0, "\(run.stderr)")
             let report = try Self.report(scratch.path("report.json"))

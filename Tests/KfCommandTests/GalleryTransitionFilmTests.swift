@@ -60,7 +60,7 @@ struct GalleryTransitionFilmTests {
             ["gallery"] + urls + GalleryCommandTests.layout + [
                 "--transition", transition, "--cache-dir", scratch.path("cache"), "--report",
                 scratch.path("report.json"),
-                "--screenshots", scratch.path("film"), "--screenshot-every", "0.03", "--screenshot-until", "30",
+                "--screenshots", scratch.path("film"), "--screenshot-every", "0.03", "--screenshot-until", "90",
                 "--screenshot-settle", "1.5",
             ])
         // The origin answers once every tile has asked (so the film starts on their placeholders), all at once.

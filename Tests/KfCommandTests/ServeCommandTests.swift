@@ -135,6 +135,101 @@ import Testing
         try await origin.shutdown()
     }
 
+    /// With `OTEL_EXPORTER_OTLP_ENDPOINT` set, one request's trace reaches a real OTLP receiver (OpenTelemetry's
+    /// protobufs decode it): the server span continues the caller's `traceparent` and carries thumbor's operation,
+    /// every stage of the retrieval is its descendant, and the origin request's span context went to the origin.
+    @Test func aRequestsTraceShowsEveryStageAndCrossesToTheOrigin() async throws {
+        let receiver = try await OTLPReceiver.start()
+        let origin = try await TestHTTPServer.start()
+        let photo = try Samples.jpeg(width: 600, height: 400)
+        let seenParents = Locked<[String]>([])
+        origin.route("/photo.jpg") { headers in
+            let parent = headers.first { $0.0.lowercased() == "traceparent" }?.1
+            seenParents.withLock { $0.append(parent ?? "") }
+            return Self.originRoute(photo)
+        }
+        let dir = try TempDir()
+        let serving = try await startServe(
+            [
+                "--port", "0", "--unsafe", "--allow-source", "127.0.0.1:\(origin.port)", "--cache-dir",
+                dir.path("cache"),
+                "--log-level", "warning",
+            ],
+            environment: [
+                "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint.absoluteString,
+                "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_SERVICE_NAME": "kf-serve-test",
+                "OTEL_BSP_SCHEDULE_DELAY": "100",
+            ], in: dir)
+        defer { if serving.process.isRunning { serving.process.terminate() } }
+        let (traceID, callerSpan) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
+        var request = URLRequest(
+            url: URL(
+                string: serving.baseURL
+                    + "/unsafe/fit-in/300x200/smart/filters:grayscale()/127.0.0.1:\(origin.port)/photo.jpg")!)
+        request.setValue("00-\(traceID)-\(callerSpan)-01", forHTTPHeaderField: "traceparent")
+        let (body, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(!body.isEmpty)
+        // SIGTERM: the server stops, then the exporter sends what it holds
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+        let spans = try await receiver.spans().filter { $0.traceId == traceID }
+        #expect(spans.allSatisfy { $0.service == "kf-serve-test" })
+        // The request's span: a server span under the caller's, with thumbor's operation
+        let server = try #require(spans.first { $0.kind == 2 })
+        #expect(server.parentSpanId == callerSpan)
+        #expect(server.attributes["http.response.status_code"] == .number(200))
+        #expect(server.attributes["thumbor.fit"]?.string == "fit-in")
+        #expect(server.attributes["thumbor.width"] == .number(300) && server.attributes["thumbor.smart"] == .bool(true))
+        #expect(server.attributes["thumbor.filters"]?.string == "grayscale()")
+        // Every stage a made result takes, each a descendant of the request's span
+        let byID = Dictionary(spans.map { ($0.spanId, $0) }, uniquingKeysWith: { first, _ in first })
+        func descends(_ span: OTLPReceiver.ReceivedSpan) -> Bool {
+            var current = span
+            while let parent = byID[current.parentSpanId] {
+                if parent.spanId == server.spanId { return true }
+                current = parent
+            }
+            return false
+        }
+        let names = Set(spans.filter(descends).map(\.name))
+        for stage in [
+            "kingfisher.retrieve", "kingfisher.memory", "kingfisher.disk", "kingfisher.fetch", "kingfisher.decode",
+            "kingfisher.encode", "kingfisher.store",
+        ] {
+            #expect(names.contains(stage), "no \(stage) span under the request's: \(names.sorted())")
+        }
+        // The origin request: a client span under the fetch, whose context went to the origin
+        let client = try #require(spans.first { $0.kind == 3 })
+        #expect(byID[client.parentSpanId]?.name == "kingfisher.fetch")
+        #expect(client.attributes["url.full"]?.string?.hasSuffix("/photo.jpg") == true)
+        #expect(seenParents.withLock { $0 } == ["00-\(traceID)-\(client.spanId)-01"])
+        try await origin.shutdown()
+    }
+
+    /// An endpoint with `OTEL_SDK_DISABLED=true`, or with `OTEL_TRACES_EXPORTER=none`, exports nothing.
+    @Test(arguments: [["OTEL_SDK_DISABLED": "true"], ["OTEL_TRACES_EXPORTER": "none"]])
+    func tracesStayOffWhenTheSettingsSaySo(off: [String: String]) async throws {
+        let receiver = try await OTLPReceiver.start()
+        let dir = try TempDir()
+        let root = dir.url.appendingPathComponent("imgs")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Samples.jpeg(width: 60, height: 40).write(to: root.appendingPathComponent("a.jpg"))
+        let serving = try await startServe(
+            [
+                "--port", "0", "--unsafe", "--root", root.path, "--cache-dir", dir.path("cache"), "--log-level",
+                "warning",
+            ],
+            environment: off.merging(
+                ["OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint.absoluteString, "OTEL_BSP_SCHEDULE_DELAY": "100"]
+            ) { first, _ in first }, in: dir)
+        defer { if serving.process.isRunning { serving.process.terminate() } }
+        #expect(try await get(serving.baseURL + "/unsafe/30x20/a.jpg").status == 200)
+        serving.process.terminate()
+        #expect(await waitForExit(serving.process) == 0)
+        #expect(try await receiver.spans().isEmpty)
+    }
+
     /// `--s3-bucket` and `--result-store` with the AWS settings in the environment, as an operator starts it: a path
     /// is a key in the bucket, and the result lands in the store.
     @Test func anS3BucketAsTheSourceAndAnotherAsTheResultStore() async throws {

@@ -136,7 +136,9 @@ extension ImageDownloader {
         // AsyncHTTPClient hands the response (and its body stream, made on the event loop) over by resuming a
         // continuation, often before this task reached its await: make that hand-off visible to ThreadSanitizer.
         defer { ThreadSanitizer.acquireAfterContinuation() }
-        return try await client.execute(clientRequest, timeout: .milliseconds(milliseconds), logger: logger)
+        return try await OriginRequestSpan.run(&clientRequest, url: url) { sent in
+            try await client.execute(sent, timeout: .milliseconds(milliseconds), logger: logger)
+        }
     }
 
     /// The client that connects as `route` says: a pinned one (held by `route` until the download ends) when it

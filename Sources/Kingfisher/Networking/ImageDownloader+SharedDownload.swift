@@ -1,5 +1,6 @@
 import Foundation
 import KingfisherLocking
+import Tracing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -126,10 +127,14 @@ extension ImageDownloader {
             // (and never held for the admission of large decodes, which it does not make).
             result = Task.isCancelled ? nil : work()
         } else {
-            result = await workers.runUnlessCancelled(
-                on: options.processingQueue, decoding: data,
-                shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: options.processor, for: data, options: options),
-                engine: engine ?? configuration.engine, work)
+            let engine = engine ?? configuration.engine
+            result = await StageSpan.decode.run { span in
+                span.attributes["kingfisher.bytes"] = data.count
+                return await workers.runUnlessCancelled(
+                    on: options.processingQueue, decoding: data,
+                    shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: options.processor, for: data, options: options),
+                    engine: engine, work)
+            }
         }
         // The slot is given back once every processing of the body has let it go.
         withExtendedLifetime(outcome.slot) {}

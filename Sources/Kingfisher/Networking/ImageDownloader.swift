@@ -84,6 +84,9 @@ open class ImageDownloader: @unchecked Sendable {
         self.workers = ImageWorkers(threads: configuration.engine.decodeConcurrency)
         var clientConfiguration = configuration.httpClient
         clientConfiguration.redirectConfiguration = .disallow
+        // The downloader names each origin request's span itself (with the tracer current when it is sent), and
+        // propagates its context: AsyncHTTPClient's own span would be a second one.
+        clientConfiguration.tracing.tracer = nil
         client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: clientConfiguration

@@ -5,6 +5,7 @@ import HTTPTypes
 import Kingfisher
 public import Logging
 import NIOCore
+import Tracing
 
 extension ImageServer {
     /// Adds the server's routes to `router` (`HEAD` answers as `GET` without a body):
@@ -47,11 +48,15 @@ extension ImageServer {
     /// - Parameter logger: the request's logger (Hummingbird's `context.logger`): the retrieval and its download
     ///   log there, with the request's metadata. `nil` by default: the manager's and the downloader's loggers.
     public func respond(to request: Request, logger requestLogger: Logger? = nil) async -> Response {
+        await RequestSpan.run(request) { span in await respond(to: request, logger: requestLogger, span: span) }
+    }
+
+    private func respond(to request: Request, logger requestLogger: Logger?, span: any Span) async -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
         let response: Response
         do {
             let result = try await result(
-                forPath: request.uri.path, accept: request.headers[.accept], logger: requestLogger)
+                forPath: request.uri.path, accept: request.headers[.accept], logger: requestLogger, span: span)
             response = success(result, ifNoneMatch: request.headers[values: .ifNoneMatch])
         } catch {
             let failure = ErrorResponse(error, retryAfter: configuration.retryAfter)

@@ -2,6 +2,7 @@ import Foundation
 import Kingfisher
 import KingfisherLocking
 import Logging
+import Tracing
 
 /// A result ready to send, and how it was found.
 struct ServedResult: Sendable {
@@ -14,8 +15,11 @@ struct ServedResult: Sendable {
 extension ImageServer {
     /// The result for a thumbor path (no query, as received) and the client's `Accept` header.
     /// - Throws: `ThumborURLError`, ``ImageServerError`` or `KingfisherError`; ``ErrorResponse`` maps them.
-    func result(forPath path: String, accept: String?, logger: Logger? = nil) async throws -> ServedResult {
+    func result(forPath path: String, accept: String?, logger: Logger? = nil, span: (any Span)? = nil) async throws
+        -> ServedResult
+    {
         let url = try ThumborURL(path: path)
+        if let span { RequestSpan.describe(url, on: span) }
         try authorise(url)
         // `meta/` has the image URL's plan (it is not part of the processing) and makes its result too.
         let plan = try ResultPlan(url: url, accept: accept, configuration: configuration)

@@ -227,6 +227,12 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "kf.serve")
+        let tracing: (any Service)?
+        do {
+            tracing = try ServeTracing.bootstrap(environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            throw ValidationError("the OTEL_* settings for traces: \(error)")
+        }
 
         let cachePath = cacheDir ?? environment.string("CACHE_DIR")
         let cache = try CacheOptions.makeCache(
@@ -266,8 +272,12 @@ struct ServeCommand: AsyncParsableCommand {
                 Console.out("kf serve: listening on \(shown ?? "\(host):\(port)")")
             },
             logger: Logger(label: "kf.serve.http"))
+        // The exporter first: services stop in reverse order, so it sends the server's last spans after it stops.
+        let services =
+            (tracing.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? [])
+            + [.init(service: app)]
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(max(0, shutdown) * 1000))
         do {
             try await ServiceGroup(configuration: groupConfiguration).run()

@@ -55,7 +55,8 @@ struct AWSSignatureV4Tests {
             ),
             // get-unreserved: the characters never encoded
             (
-                "GET", "https://example.amazonaws.com/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+                "GET",
+                "https://example.amazonaws.com/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
                 "07ef7494c76fa4850883e2b006601f940f8a34d404d0cfa977f52a65bbf5f24f"
             ),
             // get-vanilla-utf8-query: U+1234 as a query name, encoded byte by byte

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// An AWS access key, its secret and, for temporary credentials, the session token sent beside them: what signs
 /// the requests of ``S3Configuration``. Taken from the environment or a profile by
 /// ``S3Configuration/fromEnvironment(_:profile:)``, or given.

@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 extension ImageRetrieval {
     /// Step 3: for a processor other than the default, the original image under the plain key in the original
@@ -71,17 +72,23 @@ extension ImageRetrieval {
             // not at all when cancelled while waiting for that.
             return await workers.readingAhead { () async -> ProcessedOriginal? in
                 guard !Task.isCancelled,
-                    case .success(let data?) = await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
+                    case .success(let data?) = await StageSpan.disk.run({ span in
+                        span.attributes["kingfisher.original"] = true
+                        return await originalCache.dataFromDisk(forKey: key, options: lookupOptions)
+                    })
                 else { return nil }
                 guard !Task.isCancelled else { return nil }
                 // A retrieval cancelled while its decode waits leaves the queue: the decode never runs.
                 guard
-                    let outcome = await workers.runUnlessCancelled(
-                        on: options.processingQueue, decoding: data,
-                        shrunkToFit: ImageWorkers.shrinkOnLoadSide(
-                            of: processingOptions.processor, for: data, options: processingOptions),
-                        engine: engine,
-                        { metrics.timeOriginal { ImageProcessing.image(from: data, options: processingOptions) } })
+                    let outcome = await StageSpan.decode.run({ span in
+                        span.attributes["kingfisher.bytes"] = data.count
+                        return await workers.runUnlessCancelled(
+                            on: options.processingQueue, decoding: data,
+                            shrunkToFit: ImageWorkers.shrinkOnLoadSide(
+                                of: processingOptions.processor, for: data, options: processingOptions),
+                            engine: engine,
+                            { metrics.timeOriginal { ImageProcessing.image(from: data, options: processingOptions) } })
+                    })
                 else { return nil }
                 if case .failure(.processorError(.processingFailed(let processor as DecodingFailedProcessor, _))) =
                     outcome, processor.reason.meansNotAnImage
@@ -95,8 +102,10 @@ extension ImageRetrieval {
         guard let (original, _) = await lookUp(key, in: originalCache, options: lookupOptions), !Task.isCancelled else {
             return nil
         }
-        let outcome = await workers.runUnlessCancelled(on: options.processingQueue, engine: engine) {
-            metrics.timeOriginal { ImageProcessing.image(processing: original, options: processingOptions) }
+        let outcome = await StageSpan.process.run { _ in
+            await workers.runUnlessCancelled(on: options.processingQueue, engine: engine) {
+                metrics.timeOriginal { ImageProcessing.image(processing: original, options: processingOptions) }
+            }
         }
         return outcome.map { ProcessedOriginal(outcome: $0, originalData: nil) }
     }

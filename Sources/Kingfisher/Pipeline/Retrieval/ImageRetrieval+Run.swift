@@ -1,9 +1,26 @@
 import Foundation
+import Tracing
 import KingfisherLocking
 
 extension ImageRetrieval {
-    /// The whole retrieval after the memory fast path: the source, then its alternatives while they fail.
+    /// The whole retrieval after the memory fast path, in its span: the source, then its alternatives while they
+    /// fail.
     func run() async -> Result<RetrieveImageResult, KingfisherError> {
+        await StageSpan.retrieve.run { span in
+            span.attributes["kingfisher.cache_key"] = originalSource.cacheKey
+            span.attributes["kingfisher.processor"] = options.processor.identifier
+            let result = await runSources()
+            switch result {
+            case .success(let value): span.attributes["kingfisher.cache_type"] = value.cacheType.spanValue
+            case .failure(let error):
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            return result
+        }
+    }
+
+    private func runSources() async -> Result<RetrieveImageResult, KingfisherError> {
         var source = originalSource
         var alternatives = options.alternativeSources ?? []
         var failures: [PropagationError] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 extension ImageRetrieval {
     /// Stage 1, memory: the image under `key@processor` in `cache`'s memory, counted as a memory lookup; `nil` on a
@@ -6,16 +7,32 @@ extension ImageRetrieval {
     func lookUpInMemory(_ key: String, in cache: ImageCache, options: KingfisherParsedOptionsInfo)
         -> KFCrossPlatformImage?
     {
-        cache.retrieveImageInMemoryCache(forKey: key, options: options)
+        StageSpan.memory.runNow { span in
+            let image = cache.retrieveImageInMemoryCache(forKey: key, options: options)
+            span.attributes["kingfisher.hit"] = image != nil
+            return image
+        }
     }
 
     /// Whether the target cache has an entry of `key` for these options (in memory, or on disk unless
     /// `fromMemoryCacheOrRefresh`), without reading it.
+    /// Each probe is its stage's span, marked `kingfisher.probe` (nothing read).
     func isInTargetCache(_ key: String, options: KingfisherParsedOptionsInfo) async -> Bool {
         let computed = ImageCache.computedKey(forKey: key, processorIdentifier: options.processor.identifier)
-        if targetCache.memoryStorage.isCached(forKey: computed) { return true }
+        let inMemory = StageSpan.memory.runNow { span in
+            span.attributes["kingfisher.probe"] = true
+            let hit = targetCache.memoryStorage.isCached(forKey: computed)
+            span.attributes["kingfisher.hit"] = hit
+            return hit
+        }
+        if inMemory { return true }
         guard !options.fromMemoryCacheOrRefresh else { return false }
-        return await targetCache.isCachedOnDisk(computedKey: computed, forcedExtension: options.forcedExtension)
+        return await StageSpan.disk.run { span in
+            span.attributes["kingfisher.probe"] = true
+            let hit = await targetCache.isCachedOnDisk(computedKey: computed, forcedExtension: options.forcedExtension)
+            span.attributes["kingfisher.hit"] = hit
+            return hit
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 package import Foundation
+import Tracing
 
 extension ImageRetrieval {
     /// Stage 2, disk: unless `fromMemoryCacheOrRefresh` or cancelled, the entry of `key@processor` read from
@@ -9,11 +10,17 @@ extension ImageRetrieval {
         _ key: String, in cache: ImageCache, options: KingfisherParsedOptionsInfo
     ) async -> KFCrossPlatformImage? {
         guard !options.fromMemoryCacheOrRefresh, !isCancelled else { return nil }
-        guard
-            case .success(let image?)? = await cache.imageFromDisk(
-                forKey: key, options: options, on: workers, engine: engine)
-        else { return nil }
-        return image
+        return await StageSpan.disk.run { span in
+            guard
+                case .success(let image?)? = await cache.imageFromDisk(
+                    forKey: key, options: options, on: workers, engine: engine)
+            else {
+                span.attributes["kingfisher.hit"] = false
+                return nil
+            }
+            span.attributes["kingfisher.hit"] = true
+            return image
+        }
     }
 }
 

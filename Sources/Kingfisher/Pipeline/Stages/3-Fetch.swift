@@ -1,5 +1,6 @@
 import Foundation
 import KingfisherLocking
+import Tracing
 
 /// What makes two provider loads the same: the provider's key and the processing.
 struct ProviderLoadKey: Hashable, Sendable {
@@ -30,10 +31,19 @@ extension ImageRetrieval {
             let queue = options.callbackQueue
             return { received, total in queue.execute { block(received, total) } }
         }
-        let loaded = await downloader.download(
-            resource.downloadURL, options: fetchOptions,
-            context: downloadContext(conditionalHeaders: conditionalHeaders),
-            progressBlock: progress, handle: handle)
+        let loaded = await StageSpan.fetch.run { span in
+            span.attributes["url.full"] = resource.downloadURL.absoluteString
+            span.attributes["kingfisher.revalidation"] = conditionalHeaders != nil
+            let loaded = await downloader.download(
+                resource.downloadURL, options: fetchOptions,
+                context: downloadContext(conditionalHeaders: conditionalHeaders),
+                progressBlock: progress, handle: handle)
+            if case .failure(let error) = loaded {
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            return loaded
+        }
         let clock = targetCache.diskStorage.config.now
         return loaded.map {
             FetchedImage(
@@ -67,8 +77,11 @@ extension ImageRetrieval {
         let key = ProviderLoadKey(
             cacheKey: provider.cacheKey, processing: ProcessingKey(processingOptions, engine: engine))
         let (metrics, workers, engine) = (self.metrics, self.workers, self.engine)
-        let loaded = await pipeline.providerLoads.value(for: key) {
-            await Self.load(provider, options: processingOptions, on: workers, engine: engine, metrics: metrics)
+        let loaded = await StageSpan.fetch.run { span in
+            span.attributes["kingfisher.provider"] = String(describing: type(of: provider))
+            return await pipeline.providerLoads.value(for: key) {
+                await Self.load(provider, options: processingOptions, on: workers, engine: engine, metrics: metrics)
+            }
         }
         // Cancelled while the provider worked: its load has ended, or the grace ran out.
         guard let loaded, !isCancelled else { return .failure(cancelled) }
@@ -98,12 +111,18 @@ extension ImageRetrieval {
         // A header check decodes nothing: it never waits for the admission of large decodes.
         let headerOnly = options.processor is ImageHeaderCheck.Processor
         guard
-            let result = await workers.runUnlessCancelled(
-                on: options.processingQueue, decoding: headerOnly ? nil : data,
-                shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: options.processor, for: data, options: options),
-                engine: engine,
-                { metrics.timeProvider(headerOnly: headerOnly) { ImageProcessing.image(from: data, options: options) } }
-            )
+            let result = await StageSpan.decode.run({ _ in
+                await workers.runUnlessCancelled(
+                    on: options.processingQueue, decoding: headerOnly ? nil : data,
+                    shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: options.processor, for: data, options: options),
+                    engine: engine,
+                    {
+                        metrics.timeProvider(headerOnly: headerOnly) {
+                            ImageProcessing.image(from: data, options: options)
+                        }
+                    }
+                )
+            })
         else { return .failure(.requestError(reason: .dataProviderCancelled(provider: provider))) }
         return result.map { FetchedImage(image: $0, originalData: data, metrics: nil) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 extension ImageProcessing {
     /// The processor over an image already decoded (an original from the cache); `processingFailed` when it gives
@@ -22,11 +23,14 @@ extension CachedImageRebuild {
         let processor = options.processor
         var data: Data?
         if case .data(let bytes) = item { data = bytes }
+        let stage: StageSpan = data == nil ? .process : .decode
         guard
-            let outcome = await workers.runUnlessCancelled(
-                on: options.processingQueue, decoding: data,
-                shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: processor, for: data, options: options), engine: engine,
-                { ProcessingFailure.run(processor, item: item, options: options) })
+            let outcome = await stage.run({ _ in
+                await workers.runUnlessCancelled(
+                    on: options.processingQueue, decoding: data,
+                    shrunkToFit: ImageWorkers.shrinkOnLoadSide(of: processor, for: data, options: options),
+                    engine: engine, { ProcessingFailure.run(processor, item: item, options: options) })
+            })
         else { return nil }
         switch outcome {
         case .success(let image): return .success(image)

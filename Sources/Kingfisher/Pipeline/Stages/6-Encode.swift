@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 extension ImageRetrieval {
     /// The disk bytes of `image`: encoded on the workers; for an original-bytes retrieval, the serializer's
@@ -8,8 +9,12 @@ extension ImageRetrieval {
         _ image: KFCrossPlatformImage, original: Data?, key: String, options: KingfisherParsedOptionsInfo
     ) async -> Result<Data, KingfisherError> {
         guard case .originalBytes = mode else {
-            return await targetCache.encodeForDisk(
-                image, original: original, forKey: key, options: options, on: workers, engine: engine)
+            return await StageSpan.encode.run { span in
+                let encoded = await targetCache.encodeForDisk(
+                    image, original: original, forKey: key, options: options, on: workers, engine: engine)
+                if case .success(let data) = encoded { span.attributes["kingfisher.bytes"] = data.count }
+                return encoded
+            }
         }
         let serializer = options.cacheSerializer
         guard let data = serializer.data(with: image, original: original) else {

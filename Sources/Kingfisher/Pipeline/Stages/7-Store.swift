@@ -1,5 +1,6 @@
 import Foundation
 import KingfisherLocking
+import Tracing
 
 /// What concurrent retrievals storing one image under one key share: they encode it and write it once.
 struct DiskStoreKey: Hashable, Sendable {
@@ -41,6 +42,18 @@ extension ImageRetrieval {
     func store(
         _ image: KFCrossPlatformImage, original: Data?, originalChecksum: UInt32? = nil, key: String,
         storingOriginal: Bool = true, toDisk allowedOnDisk: Bool = true, record: HTTPCacheRecord? = nil
+    ) async -> StoreOutcome {
+        await StageSpan.store.run { span in
+            span.attributes["kingfisher.to_disk"] = !options.cacheMemoryOnly && allowedOnDisk
+            return await storing(
+                image, original: original, originalChecksum: originalChecksum, key: key,
+                storingOriginal: storingOriginal, toDisk: allowedOnDisk, record: record)
+        }
+    }
+
+    private func storing(
+        _ image: KFCrossPlatformImage, original: Data?, originalChecksum: UInt32?, key: String,
+        storingOriginal: Bool, toDisk allowedOnDisk: Bool, record: HTTPCacheRecord?
     ) async -> StoreOutcome {
         let toDisk = !options.cacheMemoryOnly && allowedOnDisk
         let keepOriginal = storingOriginal && options.cacheOriginalImage && hasCustomProcessor && toDisk
