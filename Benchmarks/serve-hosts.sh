@@ -47,8 +47,9 @@ if [ "$SHARED_STORE" = 1 ]; then
     "$ROOT/scripts/test-venv"
 fi
 STORE="http://${ADDRESS[store]}:9000"
-STORE_ENV=(AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1 "AWS_ENDPOINT_URL=$STORE"
-    AWS_PROFILE= "HOME=$WORK")
+# The store's settings for kf and boto3, and no others of the caller's (no profile, no ~/.aws).
+STORE_ENV=(-u AWS_PROFILE -u AWS_SESSION_TOKEN -u AWS_ENDPOINT_URL_S3 AWS_ACCESS_KEY_ID=bench
+    AWS_SECRET_ACCESS_KEY=bench AWS_REGION=us-east-1 "AWS_ENDPOINT_URL=$STORE" "HOME=$WORK")
 PIDS=()
 
 stop_processes() {

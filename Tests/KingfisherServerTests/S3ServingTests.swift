@@ -135,7 +135,8 @@ import Testing
         // The result is in the bucket under the name the disk cache gives it, with its media type
         let kept = try #require(try await store.object(bucket: results, key: "made/\(name)"))
         #expect(kept.size == made.body.count && kept.contentType == "image/jpeg")
-        // Another instance, with an empty cache, serves the same bytes, fetching nothing
+        // Another instance, with an empty cache, serves the same bytes, fetching nothing; so does it for a size
+        // nobody made, from the original kept in the store
         try await withHarness(shared) { second in
             let served = try await second.request(path)
             #expect(served.status == 200 && served.body == made.body)
@@ -145,6 +146,12 @@ import Testing
             let storeReads = try await sourceGets(store, "/\(results)/made/\(name)")
             #expect(try await second.request(path).body == made.body)
             #expect(try await sourceGets(store, "/\(results)/made/\(name)") == storeReads)
+            // A size nobody made: made here from the original the first instance kept in the store, not fetched
+            let other = try await second.request("/unsafe/120x60/photos/a.jpg")
+            #expect(other.status == 200)
+            #expect(try KFCrossPlatformImage(decoding: other.body).pixelWidth == 120)
+            #expect(second.server.resultsMade == 2)
+            #expect(try await sourceGets(store, "/\(bucket)/photos/a.jpg") == 1)
         }
     }
 

@@ -134,7 +134,26 @@ extension ImageServer {
             image.storedUntil = stored.freshUntil ?? .distantFuture
             return remember(image, forKey: key, from: .store)
         }
-        let made = try await makeHere(source: source, plan: plan, key: key, logger: logger)
+        let originalName = cache.hash(forKey: source.cacheKey, processorIdentifier: "")
+        if let resultStore, case .network = source, !(await cache.isFreshByHTTP(forKey: source.cacheKey)),
+            let stored = await resultStore.original(named: originalName, now: Date())
+        {
+            // Another instance downloaded the original while it is fresh: made from it here, as if downloaded.
+            _ = await cache.keepOriginal(
+                stored.data, forKey: source.cacheKey, entityTag: stored.entityTag, lastModified: stored.lastModified,
+                freshUntil: stored.freshUntil)
+        }
+        let (made, downloaded) = try await makeHere(source: source, plan: plan, key: key, logger: logger)
+        if let resultStore, let downloaded,
+            let freshUntil = await cache.freshByHTTPUntil(forKey: source.cacheKey, processorIdentifier: "")
+        {
+            let validators = await cache.httpValidators(forKey: source.cacheKey)
+            await resultStore.keep(
+                original: .init(
+                    data: downloaded, entityTag: validators?.entityTag, lastModified: validators?.lastModified,
+                    freshUntil: freshUntil),
+                named: originalName)
+        }
         if let resultStore {
             // Shared while its source is fresh: a network source's until its record says, a file's for good.
             switch source {
@@ -152,8 +171,10 @@ extension ImageServer {
     }
 
     /// Makes the encoded result here: the library's retrieval revalidates or downloads the original (guarded),
-    /// processes it and stores the encoded result.
-    private func makeHere(source: Source, plan: ResultPlan, key: String, logger: Logger?) async throws -> ServedImage {
+    /// processes it and stores the encoded result. Also the original's bytes when they were downloaded for it.
+    private func makeHere(source: Source, plan: ResultPlan, key: String, logger: Logger?) async throws -> (
+        ServedImage, downloaded: Data?
+    ) {
         let cache = manager.cache
         // (An `s3://` source is checked when its request connects: the guard vets the endpoint as any origin.)
         if case .network(let resource) = source, S3Location(url: resource.downloadURL) == nil {
@@ -178,15 +199,18 @@ extension ImageServer {
         // The request's logger, for the retrieval and its download (the first request's, for joined ones).
         if let logger { options.append(.logger(logger)) }
         let retrieved = try await manager.retrieveImage(with: source, options: options)
+        let downloaded = [.fetched, .refetched].contains(retrieved.validation) ? retrieved.data() : nil
         // The bytes the retrieval encoded and wrote; the disk entry when it found the result made already.
-        if let data = retrieved.encodedData, !data.isEmpty { return ServedImage(data: data) }
-        if let data = await cache.diskData(forComputedKey: key), !data.isEmpty { return ServedImage(data: data) }
+        if let data = retrieved.encodedData, !data.isEmpty { return (ServedImage(data: data), downloaded) }
+        if let data = await cache.diskData(forComputedKey: key), !data.isEmpty {
+            return (ServedImage(data: data), downloaded)
+        }
         // The disk cache could not keep it (full, read-only): encode here and serve it all the same.
         guard let data = serializer.data(with: retrieved.image, original: retrieved.data()) else {
             throw KingfisherError.cacheError(
                 reason: .cannotSerializeImage(image: retrieved.image, original: nil, serializer: serializer))
         }
-        return ServedImage(data: data)
+        return (ServedImage(data: data), downloaded)
     }
 
     private func remember(_ image: ServedImage, forKey key: String, from origin: ServerMetrics.ResultOrigin)
