@@ -4,6 +4,13 @@ import KingfisherLocking
 import Logging
 import Tracing
 
+/// A result made (or found) in the request queue's turn, and the writes to the shared result store that follow it
+/// once the turn is over.
+private struct MadeResult: Sendable {
+    let image: ServedImage
+    var share: (@Sendable () async -> Void)?
+}
+
 /// A result ready to send, and how it was found.
 struct ServedResult: Sendable {
     let image: ServedImage
@@ -53,9 +60,12 @@ extension ImageServer {
             started.withLock { $0 = true }
             return await Result(awaiting: {
                 do {
-                    return try await self.gate.withPermit {
+                    let made = try await self.gate.withPermit {
                         try await self.make(source: source, plan: plan, key: key, logger: logger)
                     }
+                    // The shared store's writes wait for no turn of the CPU-bound work: the permit is free.
+                    await made.share?()
+                    return made.image
                 } catch is Limiter.QueueFull, is CancellationError {
                     throw ImageServerError.overloaded
                 }
@@ -116,15 +126,15 @@ extension ImageServer {
     /// Makes (or finds) the encoded result. While the source is current: in memory (made by work that ended while
     /// this one waited for its turn), or in the disk cache. Otherwise in the shared result store when there is one
     /// and it has the result while its source is fresh; else made here (and then kept in the store).
-    private func make(source: Source, plan: ResultPlan, key: String, logger: Logger?) async throws -> ServedImage {
+    private func make(source: Source, plan: ResultPlan, key: String, logger: Logger?) async throws -> MadeResult {
         let cache = manager.cache
         if await isCurrent(source, plan: plan) {
             if let recent = recentResults.value(forKey: key) {
                 metrics.countResult(from: .memory)
-                return recent
+                return MadeResult(image: recent)
             }
             if let data = await cache.diskData(forComputedKey: key), !data.isEmpty {
-                return remember(ServedImage(data: data), forKey: key, from: .disk)
+                return MadeResult(image: remember(ServedImage(data: data), forKey: key, from: .disk))
             }
         }
         // Made by another instance (or by this one before it restarted), while its source was fresh.
@@ -132,7 +142,7 @@ extension ImageServer {
         if let resultStore, let stored = await resultStore.result(named: name, now: Date()) {
             var image = stored.image
             image.storedUntil = stored.freshUntil ?? .distantFuture
-            return remember(image, forKey: key, from: .store)
+            return MadeResult(image: remember(image, forKey: key, from: .store))
         }
         let originalName = cache.hash(forKey: source.cacheKey, processorIdentifier: "")
         if let resultStore, case .network = source, !(await cache.isFreshByHTTP(forKey: source.cacheKey)),
@@ -144,22 +154,25 @@ extension ImageServer {
                 freshUntil: stored.freshUntil)
         }
         let (made, downloaded) = try await makeHere(source: source, plan: plan, key: key, logger: logger)
-        if let resultStore, let downloaded,
-            let freshUntil = await cache.freshByHTTPUntil(forKey: source.cacheKey, processorIdentifier: "")
-        {
-            let validators = await cache.httpValidators(forKey: source.cacheKey)
-            await resultStore.keep(
-                original: .init(
-                    data: downloaded, entityTag: validators?.entityTag, lastModified: validators?.lastModified,
-                    freshUntil: freshUntil),
-                named: originalName)
-        }
-        if let resultStore {
-            // Shared while its source is fresh: a network source's until its record says, a file's for good.
+        guard let resultStore else { return MadeResult(image: remember(made, forKey: key, from: .made)) }
+        let processorIdentifier = plan.processor.identifier
+        // Shared while its source is fresh: a network source's until its record says, a file's for good; and the
+        // original it was downloaded for, for the other sizes.
+        let share: @Sendable () async -> Void = {
+            if let downloaded,
+                let freshUntil = await cache.freshByHTTPUntil(forKey: source.cacheKey, processorIdentifier: "")
+            {
+                let validators = await cache.httpValidators(forKey: source.cacheKey)
+                await resultStore.keep(
+                    original: .init(
+                        data: downloaded, entityTag: validators?.entityTag, lastModified: validators?.lastModified,
+                        freshUntil: freshUntil),
+                    named: originalName)
+            }
             switch source {
             case .network:
                 if let freshUntil = await cache.freshByHTTPUntil(
-                    forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
+                    forKey: source.cacheKey, processorIdentifier: processorIdentifier)
                 {
                     await resultStore.keep(made, named: name, freshUntil: freshUntil)
                 }
@@ -167,7 +180,7 @@ extension ImageServer {
                 await resultStore.keep(made, named: name, freshUntil: nil)
             }
         }
-        return remember(made, forKey: key, from: .made)
+        return MadeResult(image: remember(made, forKey: key, from: .made), share: share)
     }
 
     /// Makes the encoded result here: the library's retrieval revalidates or downloads the original (guarded),
