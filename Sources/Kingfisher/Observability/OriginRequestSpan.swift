@@ -13,8 +13,10 @@ enum OriginRequestSpan {
         _ request: inout HTTPClientRequest, url: URL,
         _ send: (HTTPClientRequest) async throws -> HTTPClientResponse
     ) async throws -> HTTPClientResponse {
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer) else { return try await send(request) }
         let method = request.method.rawValue
-        return try await withSpan(method, ofKind: .client) { span in
+        return try await tracer.withSpan(method, ofKind: .client) { span in
             span.attributes["http.request.method"] = method
             span.attributes["url.full"] = url.absoluteString
             if let host = url.host { span.attributes["server.address"] = host }

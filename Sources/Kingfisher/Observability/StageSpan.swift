@@ -24,15 +24,23 @@ enum StageSpan: String {
     /// Stage 7, memory and disk writes.
     case store = "kingfisher.store"
 
-    /// Runs `body` in this stage's span.
+    /// Runs `body` in this stage's span; with no tracer bootstrapped, without one (`body` gets a no-op span, so
+    /// tracing off costs a check).
     func run<Value>(_ body: (any Span) async throws -> Value) async rethrows -> Value {
-        try await withSpan(rawValue, ofKind: .internal) { span in try await body(span) }
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer) else { return try await body(Self.off) }
+        return try await tracer.withSpan(rawValue, ofKind: .internal) { span in try await body(span) }
     }
 
-    /// Runs `body`, which does not suspend, in this stage's span.
+    /// Runs `body`, which does not suspend, in this stage's span (none with no tracer bootstrapped).
     func runNow<Value>(_ body: (any Span) throws -> Value) rethrows -> Value {
-        try withSpan(rawValue, ofKind: .internal) { span in try body(span) }
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer) else { return try body(Self.off) }
+        return try tracer.withSpan(rawValue, ofKind: .internal) { span in try body(span) }
     }
+
+    /// What a stage's body gets when nothing traces.
+    private static let off = NoOpTracer.NoOpSpan(context: .topLevel)
 }
 
 extension CacheType {

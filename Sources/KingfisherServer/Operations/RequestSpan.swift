@@ -9,13 +9,18 @@ import Tracing
 /// alignment, `smart`, the filters). Without a bootstrapped tracer it is the no-op tracer's.
 enum RequestSpan {
     static func run(_ request: Request, _ respond: (any Span) async -> Response) async -> Response {
+        // No tracer bootstrapped: no span at all (a request costs what it cost before traces).
+        let tracer = InstrumentationSystem.tracer
+        guard !(tracer is NoOpTracer) else { return await respond(NoOpTracer.NoOpSpan(context: .topLevel)) }
         var context = ServiceContext.current ?? .topLevel
         InstrumentationSystem.instrument.extract(request.headers, into: &context, using: FieldsExtractor())
         let method = request.method.rawValue
-        return await withSpan(method, context: context, ofKind: .server) { span in
-            span.attributes["http.request.method"] = method
-            span.attributes["url.path"] = request.uri.path
-            span.attributes["url.scheme"] = "http"
+        return await tracer.withSpan(method, context: context, ofKind: .server) { span in
+            if span.isRecording {
+                span.attributes["http.request.method"] = method
+                span.attributes["url.path"] = request.uri.path
+                span.attributes["url.scheme"] = "http"
+            }
             let response = await respond(span)
             span.attributes["http.response.status_code"] = Int(response.status.code)
             if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
@@ -25,6 +30,7 @@ enum RequestSpan {
 
     /// The operation a thumbor URL asks for, as attributes of `span`.
     static func describe(_ url: ThumborURL, on span: any Span) {
+        guard span.isRecording else { return }
         span.attributes["thumbor.image"] = url.image
         span.attributes["thumbor.fit"] = url.fit.rawValue
         if case .pixels(let width) = url.width { span.attributes["thumbor.width"] = width }
