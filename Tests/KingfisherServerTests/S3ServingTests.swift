@@ -153,6 +153,13 @@ import Testing
             #expect(second.server.resultsMade == 2)
             #expect(try await sourceGets(store, "/\(bucket)/photos/a.jpg") == 1)
         }
+        // meta/ of the stored result, on a third instance: the source's size from the original in the store
+        try await withHarness(shared) { third in
+            let meta = try await third.request("/unsafe/meta/200x100/photos/a.jpg")
+            #expect(meta.status == 200, "\(meta.text)")
+            #expect(meta.text.contains("\"width\":640") && meta.text.contains("\"height\":320"), "\(meta.text)")
+            #expect(try await sourceGets(store, "/\(bucket)/photos/a.jpg") == 1)
+        }
     }
 
     /// The processor identifier of a thumbor path's result, as the server computes it.

@@ -38,10 +38,16 @@ extension ImageServer {
 
     /// `meta/`: thumbor's JSON description of the URL's operations on the source, once the result was made (and
     /// cached), which kept the source's bytes: their header gives its size.
+    /// (A result another instance made came from the shared store without its original: the store's copy is read.)
     private func meta(for url: ThumborURL, plan: ResultPlan, source: Source, maxAge: Int) async throws -> ServedResult {
-        guard let original = await manager.cache.diskData(forComputedKey: source.cacheKey),
-            let header = try? ImageDecoder.headerFrames(of: original)
-        else { throw ImageServerError.metaSourceUnavailable }
+        var original = await manager.cache.diskData(forComputedKey: source.cacheKey)
+        if original == nil, let resultStore {
+            let name = manager.cache.hash(forKey: source.cacheKey, processorIdentifier: "")
+            original = await resultStore.original(named: name, now: Date())?.data
+        }
+        guard let original, let header = try? ImageDecoder.headerFrames(of: original) else {
+            throw ImageServerError.metaSourceUnavailable
+        }
         let json = plan.processor.metaJSON(
             sourceURL: url.image, width: header.width, height: header.height, frames: header.frames)
         return ServedResult(
