@@ -38,16 +38,11 @@ extension ImageDownloader {
     /// and the request goes to the object's own host (a redirect elsewhere gets no credentials).
     func signedForObjectStorage(_ request: URLRequest, of task: SessionDataTask, at date: Date = Date()) -> URLRequest {
         guard task.url.scheme?.lowercased() == "s3", let location = S3Location(url: task.url),
-            case .success(let storage) = objectStorage(), let signer = storage.signer, let url = request.url,
+            case .success(let storage) = objectStorage(), storage.credentials != nil, let url = request.url,
             url.host == storage.objectURL(for: location).host
         else { return request }
-        let method = request.httpMethod ?? "GET"
-        let payload = AWSSignatureV4.emptyPayloadHash
-        let headers = signer.signed(
-            method: method, url: url, headers: [.init("x-amz-content-sha256", payload)], payloadHash: payload, at: date)
         var signed = request
-        // AsyncHTTPClient sends the host it connects to, the one signed.
-        for header in headers where header.name != "host" {
+        for header in storage.signedHeaders(method: request.httpMethod ?? "GET", url: url, at: date) {
             signed.setValue(header.value, forHTTPHeaderField: header.name)
         }
         return signed

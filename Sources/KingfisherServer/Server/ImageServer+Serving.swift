@@ -143,15 +143,19 @@ extension ImageServer {
                 return MadeResult(image: remember(ServedImage(data: data), forKey: key, from: .disk))
             }
         }
+        guard let resultStore else {
+            let (made, _) = try await makeHere(source: source, plan: plan, key: key, logger: logger)
+            return MadeResult(image: remember(made, forKey: key, from: .made))
+        }
         // Made by another instance (or by this one before it restarted), while its source was fresh.
         let name = cache.hash(forKey: source.cacheKey, processorIdentifier: plan.processor.identifier)
-        if let resultStore, let stored = await resultStore.result(named: name, now: Date()) {
+        if let stored = await resultStore.result(named: name, now: Date()) {
             var image = stored.image
             image.storedUntil = stored.freshUntil ?? .distantFuture
             return MadeResult(image: remember(image, forKey: key, from: .store))
         }
         let originalName = cache.hash(forKey: source.cacheKey, processorIdentifier: "")
-        if let resultStore, case .network = source, !(await cache.isFreshByHTTP(forKey: source.cacheKey)),
+        if case .network = source, !(await cache.isFreshByHTTP(forKey: source.cacheKey)),
             let stored = await resultStore.original(named: originalName, now: Date())
         {
             // Another instance downloaded the original while it is fresh: made from it here, as if downloaded.
@@ -160,7 +164,6 @@ extension ImageServer {
                 freshUntil: stored.freshUntil)
         }
         let (made, downloaded) = try await makeHere(source: source, plan: plan, key: key, logger: logger)
-        guard let resultStore else { return MadeResult(image: remember(made, forKey: key, from: .made)) }
         let processorIdentifier = plan.processor.identifier
         // Shared while its source is fresh: a network source's until its record says, a file's for good; and the
         // original it was downloaded for, for the other sizes.

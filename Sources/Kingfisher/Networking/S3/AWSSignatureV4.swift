@@ -24,6 +24,9 @@ package struct AWSSignatureV4: Sendable {
     /// The SHA-256 of an empty payload, in hex: what a GET or a HEAD signs.
     package static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
+    /// The SHA-256 of `payload` in hex: what a request with that body signs and sends as `x-amz-content-sha256`.
+    package static func payloadHash(of payload: Data) -> String { hex(SHA256.hash(data: payload)) }
+
     package let credentials: Credentials
     package let region: String
     package let service: String

@@ -82,8 +82,19 @@ public struct S3Configuration: Sendable, Equatable {
         }
     }
 
-    /// A signer for this configuration's credentials and region; `nil` without credentials.
-    var signer: AWSSignatureV4? {
-        credentials.map { AWSSignatureV4(credentials: $0, region: region, service: "s3") }
+    /// The headers a request of `method` to `url` sends beside its own `headers` (which are signed too): the
+    /// payload's SHA-256 (`x-amz-content-sha256`, which S3 wants with every signed request) and, with credentials,
+    /// the signature's (`x-amz-date`, `x-amz-security-token`, `authorization`). `host` is left out: the HTTP client
+    /// sends the one it connects to, which is the one signed.
+    func signedHeaders(
+        method: String, url: URL, headers: [AWSSignatureV4.Header] = [],
+        payloadHash: String = AWSSignatureV4.emptyPayloadHash, at date: Date = Date()
+    ) -> [AWSSignatureV4.Header] {
+        var all = headers + [.init("x-amz-content-sha256", payloadHash)]
+        if let credentials {
+            let signer = AWSSignatureV4(credentials: credentials, region: region, service: "s3")
+            all = signer.signed(method: method, url: url, headers: all, payloadHash: payloadHash, at: date)
+        }
+        return all.filter { $0.name.lowercased() != "host" }
     }
 }

@@ -1,5 +1,4 @@
 package import AsyncHTTPClient
-import Crypto
 package import Foundation
 import NIOCore
 import NIOHTTP1
@@ -84,15 +83,10 @@ package struct S3ObjectClient: Sendable {
         let url = storage.objectURL(for: location)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
-        let payload =
-            body.map { SHA256.hash(data: $0).map { String(format: "%02x", $0) }.joined() }
-            ?? AWSSignatureV4.emptyPayloadHash
-        var all = headers + [.init("x-amz-content-sha256", payload)]
-        if let signer = storage.signer {
-            all = signer.signed(method: method, url: url, headers: all, payloadHash: payload, at: Date())
+        let payload = body.map(AWSSignatureV4.payloadHash(of:)) ?? AWSSignatureV4.emptyPayloadHash
+        for header in storage.signedHeaders(method: method, url: url, headers: headers, payloadHash: payload) {
+            request.headers.add(name: header.name, value: header.value)
         }
-        // AsyncHTTPClient sends the host it connects to, the one signed.
-        for header in all where header.name != "host" { request.headers.add(name: header.name, value: header.value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         return request
     }
