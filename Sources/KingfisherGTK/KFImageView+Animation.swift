@@ -30,6 +30,8 @@ extension KFImageView {
         private var requested: Set<Int> = []
         /// How many frames were made drawable, for tests and for knowing that preparation stops.
         private(set) var preparedCount = 0
+        /// How many frames are being made drawable now (asked for, not yet received).
+        var preparingCount: Int { requested.count }
         private let queue = DispatchQueue(label: "com.onevcat.Kingfisher.KFImageView.frames", qos: .userInitiated)
 
         /// How the view drew last: frames are made drawable at that size.

@@ -210,6 +210,8 @@ struct KFImageViewTests {
         let canvas = view.canvas
         await onGTK { gtk_widget_set_visible(window.pointer, 0) }
         #expect(await waitOnGTK { gtk_widget_get_mapped(canvas.pointer) == 0 })
+        // A frame asked for by the last step before the unmap may still arrive: count from when none is pending.
+        #expect(await waitOnGTK { (view.stage.player?.preparingCount ?? 0) == 0 })
         let before = await onGTK { view.stage.player?.preparedCount ?? -1 }
         // Three frame delays of frame-clock time on the main loop (another window's frames): a player still
         // stepping would have moved on and asked for frames meanwhile.
