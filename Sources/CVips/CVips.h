@@ -213,15 +213,16 @@ static inline VipsImage *cvips_compute_in_memory_stoppable(VipsImage *image, siz
     int rows = line > 0 ? (int)MIN((size_t)image->Ysize, MAX((size_t)16, strip_bytes / line)) : image->Ysize;
     int status = 0;
     for (int top = 0; top < image->Ysize && status == 0; top += rows) {
-        if (deadline > 0 && g_get_monotonic_time() > deadline) {
-            if (timed_out) *timed_out = 1;
-            vips_error("compute", "time limit exceeded at row %d of %d", top, image->Ysize);
-            status = -1;
-            break;
-        }
+        // Nobody waiting comes first: a strip that outlasted both the caller and the deadline was abandoned.
         if (stop && stop(stop_context)) {
             if (timed_out) *timed_out = 2;
             vips_error("compute", "stopped at row %d of %d: nobody waits for the result", top, image->Ysize);
+            status = -1;
+            break;
+        }
+        if (deadline > 0 && g_get_monotonic_time() > deadline) {
+            if (timed_out) *timed_out = 1;
+            vips_error("compute", "time limit exceeded at row %d of %d", top, image->Ysize);
             status = -1;
             break;
         }
