@@ -74,10 +74,10 @@ struct ImageDownloaderDeadlineTests {
     }
 
     @Test func eachRetryHasItsOwnDeadline() async throws {
-        // Five seconds: far less than the trickle's 30 s, and room for the retry's whole download on a loaded
-        // machine (with one second, a busy machine once stopped the retry too).
-        let fiveSeconds = ImageDownloader.Configuration(maximumDownloadDuration: 5)
-        try await withDownloader(configuration: fiveSeconds) { server, downloader in
+        // Twelve seconds: well under the trickle's 30 s, and room for the retry's whole download on a loaded
+        // machine (with one second, and once with five beside two busy processes, the retry was stopped too).
+        let twelveSeconds = ImageDownloader.Configuration(maximumDownloadDuration: 12)
+        try await withDownloader(configuration: twelveSeconds) { server, downloader in
             let slow = TestHTTPServer.Route.trickle(Data(Fixtures.png().prefix(200)), every: .milliseconds(150))
             server.route("/retried.png", sequence: [slow, .ok(Fixtures.png(), contentType: "image/png")])
             let retry = DelayRetryStrategy(maxRetryCount: 1, retryInterval: .seconds(0))
