@@ -50,19 +50,8 @@ struct ErrorMessageCommandTests {
         let server = try await TestHTTPServer.start()
         let missing = server.url("/missing.jpg").absoluteString
         // A port bound but not listening: connections to it are refused, and no other test can take it meanwhile.
-        let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-            }
-        }
-        #expect(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let closedURL = "http://127.0.0.1:\(port)/a.jpg"
         let run = try await Kf.run([
             "fetch", dir.path("notes.txt"), missing, closedURL, "--downsample", "64x64", "--no-cache",
@@ -73,6 +62,7 @@ struct ErrorMessageCommandTests {
         expectPlain(
             run.stderr, sourceLine: closedURL,
             says: "could not connect to 127.0.0.1:\(port): the connection was refused (is the server running?)")
+        withExtendedLifetime(refusing) {}
         try await server.shutdown()
     }
 

@@ -63,9 +63,8 @@ import Testing
         #expect(try await get("\(service)/thumbnail?url=http://localhost:\(origin.port)/a.jpg").status == 403)
         #expect(try await get("\(service)/thumbnail?url=\(image)&size=99999").status == 400)
         // Failures answer a status and plain words, never the library's error text (types, codes, identifiers).
-        let closed = try await TestHTTPServer.start()
-        let closedPort = closed.port
-        try await closed.shutdown()
+        let refusing = try RefusingPort()
+        let closedPort = refusing.port
         let failures: [(url: String, status: Int, words: String)] = [
             (origin.url("/gone.jpg").absoluteString, 404, "the origin has no such image (404)"),
             (origin.url("/broken.jpg").absoluteString, 502, "the origin answered 500"),
@@ -78,6 +77,7 @@ import Testing
             #expect(answer.status == failure.status, "\(failure.url): \(body)")
             #expect(body == failure.words + "\n", "\(failure.url)")
         }
+        withExtendedLifetime(refusing) {}
         try await origin.shutdown()
     }
 }

@@ -11,12 +11,10 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct ImageDownloaderFaultTests {
     @Test func connectionRefused() async throws {
-        // Given a port nobody listens on any more
-        let closed = try await TestHTTPServer.start()
-        let url = closed.url("/a.png")
-        try await closed.shutdown()
+        // Given a port nobody listens on (and no other test's server can be given meanwhile)
+        let refusing = try RefusingPort()
         try await withDownloader { _, downloader in
-            let error = await downloader.result(url).error
+            let error = await downloader.result(refusing.url("/a.png")).error
             guard case .responseError(reason: .URLSessionError) = error else {
                 Issue.record("expected a transport error, got \(String(describing: error))")
                 return
