@@ -2,9 +2,9 @@
 // (Kingfisher's tests pass a progress block and a trailing completion handler; kept so.)
 
 import Foundation
-import Kingfisher
 import XCTest
 
+@testable import Kingfisher
 @testable import KingfisherGTK
 
 // Kingfisher 8.11's `NSButtonExtensionTests` on `KFButton` (a GTK 4 toggle button with an image and an alternate
@@ -157,12 +157,17 @@ final class ButtonExtensionTests: KingfisherViewTestCase, @unchecked Sendable {
         cache.clearMemoryCache()
         XCTAssertEqual(cache.imageCachedType(forKey: url.cacheKey), .disk)
 
+        // Linux: the cache's disk executor is held until the cancel, so that it comes before the disk read on any
+        // machine.
+        let diskHeld = DispatchSemaphore(value: 0)
+        cache.diskStorage.io.submit(.exclusive) { diskHeld.wait() }
         button.kf.setImage(with: url) { result in
             XCTAssertNotNil(result.error)
             XCTAssertTrue(result.error!.isTaskCancelled)
             exp.fulfill()
         }
         button.kf.cancelImageDownloadTask()
+        diskHeld.signal()
 
         waitForExpectations(timeout: timeout)
         XCTAssertNil(button.image)
@@ -179,6 +184,10 @@ final class ButtonExtensionTests: KingfisherViewTestCase, @unchecked Sendable {
         cache.clearMemoryCache()
         stub(currentURL, data: testImageJEPGData)
 
+        // Linux: the cache's disk executor is held until both loads are asked for, so that the first is superseded
+        // before its disk read comes back on any machine (on a busy one the read once came back between the calls).
+        let diskHeld = DispatchSemaphore(value: 0)
+        cache.diskStorage.io.submit(.exclusive) { diskHeld.wait() }
         let group = DispatchGroup()
         group.enter()
         button.kf.setAlternateImage(with: staleURL) { result in
@@ -192,6 +201,7 @@ final class ButtonExtensionTests: KingfisherViewTestCase, @unchecked Sendable {
             XCTAssertNotNil(result.value)
             group.leave()
         }
+        diskHeld.signal()
         group.notify(queue: .main) { exp.fulfill() }
         waitForExpectations(timeout: timeout)
 

@@ -126,7 +126,7 @@ struct TerminalImageViewTests {
         let manager = KingfisherManager(downloader: downloader, cache: cache)
         view.kf.indicatorType = .activity
         let result = await withSanitizedCheckedContinuation { continuation in
-            KF.source(.provider(LocalFileImageDataProvider(fileURL: imageURL)))
+            KF.source(.provider(BytesAfterLoadingShows(fileURL: imageURL, screen: file)))
                 .manager(manager)
                 .placeholder(try? solid(0, 200, 0))
                 .onSuccess { _ in continuation.resume(returning: true) }
@@ -142,6 +142,26 @@ struct TerminalImageViewTests {
         let image = try #require(text.range(of: "10;10;200"))
         #expect(placeholder.lowerBound < image.lowerBound)
         #expect(loading.lowerBound < image.lowerBound)
+    }
+}
+
+/// A file's bytes, handed over once the screen shows what the view draws while loading (the placeholder and the
+/// spinner): on a busy machine a local file could otherwise load before the view's first drawing, which then
+/// rightly skips the placeholder for the newer image.
+private struct BytesAfterLoadingShows: ImageDataProvider {
+    let fileURL: URL
+    let screen: ScreenFile
+
+    var cacheKey: String { fileURL.absoluteString }
+
+    func data() async throws -> Data {
+        let giveUp = ContinuousClock.now + .seconds(30)  // a safety net: the test then fails on what is missing
+        while ContinuousClock.now < giveUp {
+            let text = screen.text
+            if text.contains("0;200;0") && text.contains("loading") { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try Data(contentsOf: fileURL)
     }
 }
 
