@@ -13,13 +13,15 @@ import NIOPosix
 /// none for a source that does not expire, a file): past it the object is not served, and the instance that makes
 /// the result again replaces it. A network source's original, downloaded by one instance, is kept too
 /// (`prefix/originals/<its file name>`, with its validators and until when it is fresh), so the instance that
-/// takes over a dead one's share makes the sizes nobody made yet without fetching the original again. The store is a second level: an instance reads it only when its own caches miss,
-/// and a store that fails (unreachable, refusing) is a miss, logged, never a failed request.
+/// takes over a dead one's share makes the sizes nobody made yet without fetching the original again.
+///
+/// The store is a second level: an instance reads it only when its own caches miss, and a store that fails
+/// (unreachable, refusing) is a miss, logged, never a failed request.
 final class SharedResultStore: Sendable {
     private let client: HTTPClient
-    fileprivate let objects: S3ObjectClient
+    private let objects: S3ObjectClient
     private let place: ImageServer.ResultStore
-    fileprivate let logger: Logger?
+    private let logger: Logger?
 
     init(_ place: ImageServer.ResultStore, storage: S3Configuration, timeout: TimeInterval, logger: Logger?) {
         var configuration = HTTPClient.Configuration(
@@ -36,7 +38,7 @@ final class SharedResultStore: Sendable {
     deinit { client.shutdown { _ in } }
 
     /// The object a result's file name maps to.
-    fileprivate func location(_ name: String) -> S3Location? {
+    private func location(_ name: String) -> S3Location? {
         S3Location(bucket: place.bucket, key: place.prefix.isEmpty ? name : "\(place.prefix)/\(name)")
     }
 

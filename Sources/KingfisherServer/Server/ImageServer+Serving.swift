@@ -42,8 +42,7 @@ extension ImageServer {
     private func meta(for url: ThumborURL, plan: ResultPlan, source: Source, maxAge: Int) async throws -> ServedResult {
         var original = await manager.cache.diskData(forComputedKey: source.cacheKey)
         if original == nil, let resultStore {
-            let name = manager.cache.hash(forKey: source.cacheKey, processorIdentifier: "")
-            original = await resultStore.original(named: name, now: Date())?.data
+            original = await resultStore.original(named: storedOriginalName(of: source), now: Date())?.data
         }
         guard let original, let header = try? ImageDecoder.headerFrames(of: original) else {
             throw ImageServerError.metaSourceUnavailable
@@ -154,7 +153,7 @@ extension ImageServer {
             image.storedUntil = stored.freshUntil ?? .distantFuture
             return MadeResult(image: remember(image, forKey: key, from: .store))
         }
-        let originalName = cache.hash(forKey: source.cacheKey, processorIdentifier: "")
+        let originalName = storedOriginalName(of: source)
         if case .network = source, !(await cache.isFreshByHTTP(forKey: source.cacheKey)),
             let stored = await resultStore.original(named: originalName, now: Date())
         {
@@ -190,6 +189,11 @@ extension ImageServer {
             }
         }
         return MadeResult(image: remember(made, forKey: key, from: .made), share: share)
+    }
+
+    /// The name `source`'s original has in the shared result store: the disk cache's name of its file.
+    private func storedOriginalName(of source: Source) -> String {
+        manager.cache.hash(forKey: source.cacheKey, processorIdentifier: "")
     }
 
     /// Makes the encoded result here: the library's retrieval revalidates or downloads the original (guarded),
